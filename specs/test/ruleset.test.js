@@ -1,0 +1,45 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { rulesetFor } from '../rules/ruleset.js';
+import { listApis } from '../scripts/apis.mjs';
+import { lintFile } from '../scripts/spectral.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ownRules = Object.keys(rulesetFor('sources').rules).filter((name) => name.startsWith('svc-'));
+
+describe('the project ruleset on a broken fixture', async () => {
+  const results = await lintFile(join(here, 'fixtures/broken/openapi.yaml'), 'sources');
+  const messages = (code) => results.filter((r) => r.code === code).map((r) => r.message);
+
+  it.each(ownRules)('%s fires', (rule) => {
+    expect(messages(rule).length, `${rule} did not fire`).toBeGreaterThan(0);
+  });
+
+  it('names the expected spelling for a near miss and flags unknown names', () => {
+    expect(messages('svc-property-spelling')).toEqual(
+      expect.arrayContaining([
+        'Property "userId" is spelled "user_id" in the interface documents.',
+        expect.stringContaining('Property "fooBar" is not in the glossary'),
+      ]),
+    );
+  });
+
+  it('rejects a verb that does not fit the method and a file not named after the operationId', () => {
+    expect(messages('svc-operation-id-convention')[0]).toContain('operationId "sendEvents" must be one of create<Noun> for POST');
+    expect(messages('svc-operation-file-named-by-id')[0]).toContain('named after its operationId "sendEvents"');
+  });
+
+  it('reports a code that differs from the status in schema and example', () => {
+    expect(messages('svc-error-code-matches-status')).toEqual(
+      expect.arrayContaining([expect.stringContaining('example has code 201 in a 200 response'), expect.stringContaining('schema allows code [201]')]),
+    );
+  });
+});
+
+describe('the specs themselves', () => {
+  it.each(listApis())('$name sources lint clean', async ({ root }) => {
+    const problems = (await lintFile(root, 'sources')).filter((r) => r.severity <= 1);
+    expect(problems.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`)).toEqual([]);
+  });
+});
