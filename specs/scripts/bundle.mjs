@@ -1,19 +1,21 @@
 // Bundles every API of redocly.yaml into dist/<name>.yaml and dist/<name>.json,
 // and writes dist/apis.json: the list of groups with their host role and servers.
-import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { distDir, listApis } from './apis.mjs';
 import { binPath, run } from './run.mjs';
 
-rmSync(distDir, { recursive: true, force: true });
+// Bundles are written to a scratch folder and moved into dist/ one file at a time, so
+// that readers of dist/ never see a half-written bundle.
 mkdirSync(distDir, { recursive: true });
+const scratch = mkdtempSync(join(distDir, '.bundling-'));
 const index = [];
 for (const { name } of listApis()) {
   for (const ext of ['yaml', 'json']) {
-    run(binPath('redocly'), ['bundle', name, '--output', join(distDir, `${name}.${ext}`), '--ext', ext]);
+    run(binPath('redocly'), ['bundle', name, '--output', join(scratch, `${name}.${ext}`), '--ext', ext]);
   }
-  const bundle = parse(readFileSync(join(distDir, `${name}.yaml`), 'utf8'));
+  const bundle = parse(readFileSync(join(scratch, `${name}.yaml`), 'utf8'));
   index.push({
     name,
     title: bundle.info.title,
@@ -31,4 +33,10 @@ for (const { name } of listApis()) {
     })),
   });
 }
-writeFileSync(join(distDir, 'apis.json'), JSON.stringify(index, null, 2) + '\n');
+writeFileSync(join(scratch, 'apis.json'), JSON.stringify(index, null, 2) + '\n');
+const fresh = new Set(readdirSync(scratch));
+for (const file of fresh) renameSync(join(scratch, file), join(distDir, file));
+rmSync(scratch, { recursive: true, force: true });
+for (const file of readdirSync(distDir)) {
+  if (!fresh.has(file) && !file.startsWith('.bundling-')) rmSync(join(distDir, file), { force: true });
+}
