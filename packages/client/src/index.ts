@@ -1,0 +1,41 @@
+export {
+  createAppClient,
+  createExperimentClient,
+  createIngestClient,
+  resolveBaseUrl,
+  type AppClient,
+  type AppClientOptions,
+  type ClientBaseOptions,
+  type ExperimentClient,
+  type ExperimentClientOptions,
+  type IngestClient,
+  type IngestClientOptions,
+  type Region,
+  type SvcCredentials,
+} from './clients.js';
+export {
+  MAX_EVENTS_PER_REQUEST,
+  MAX_UPLOAD_BYTES,
+  uploadEvents,
+  type UploadErrorBody,
+  type UploadEventsOptions,
+  type UploadEventsSummary,
+  type UploadFailure,
+} from './upload.js';
+export {
+  MAX_FEEDBACK_BYTES,
+  MAX_FEEDBACK_ITEMS_PER_REQUEST,
+  ingestFeedback,
+  type FeedbackErrorBody,
+  type IngestFeedbackOptions,
+  type IngestFeedbackSummary,
+  type FeedbackFailure,
+} from './feedback.js';
+export { createOperationQuerySerializer, encodeForm } from './serialize.js';
+export { RETRY_STATUSES, type BatchFailure } from './batching.js';
+export type * from './types.js';
+export type { OperationRule, CredentialLocation, SecuritySchemeRule } from './rule-types.js';
+export { operationRules } from './generated/rules.js';
+export { servers } from './generated/servers.js';
+export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
+export type * from './generated/roles.js';

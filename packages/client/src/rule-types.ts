@@ -1,0 +1,31 @@
+/** Where an operation accepts the project's API key (`x-svc-credentials` of the specs). */
+export interface CredentialLocation {
+  in: 'body' | 'form' | 'query' | 'header';
+  name: string;
+}
+
+/** One security scheme of a security requirement, as declared in the bundle. */
+export type SecuritySchemeRule =
+  | { name: string; type: 'http'; scheme: string }
+  | { name: string; type: 'apiKey' | 'oauth2' | 'openIdConnect'; in?: 'query' | 'header' | 'cookie'; param?: string };
+
+/** How one operation is serialized and authenticated, read from the bundles by scripts/generate.mjs. */
+export interface OperationRule {
+  operationId: string;
+  /** Interface group (bundle name) the operation belongs to. */
+  group: string;
+  /** Where the API key may go, in order of preference. */
+  credentials: CredentialLocation[];
+  /** Alternatives (OR) of requirements (AND of schemes); `[]` inside means "anonymous allowed". */
+  security: SecuritySchemeRule[][];
+  /** The request body may be JSON. */
+  jsonBody: boolean;
+  /** The request body may be form-encoded; `jsonFields` are form fields whose value is JSON text. */
+  form: { mediaType: string; jsonFields: string[] } | null;
+  query: {
+    /** Query parameters whose value is JSON text (`content: application/json`). */
+    json: string[];
+    /** Array query parameters and their serialization style. */
+    arrays: Record<string, { style: string; explode: boolean }>;
+  };
+}

@@ -1,0 +1,244 @@
+// A small spec-driven request validator: checks a request against the bundle's operation
+// the way the spec describes it, including what Prism does not check:
+//
+// - parameters (path, query, header): required ones present; `schema` parameters are
+//   deserialized (form style, explode) and coerced to their primitive type; `content:
+//   application/json` parameters are JSON-parsed and validated against their schema;
+// - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
+//   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
+//   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
+// - credentials: the operation's `security` (HTTP Basic needs `Basic base64(user:pass)`,
+//   bearer `Bearer <token>`, apiKey schemes a non-empty value) and `x-svc-credentials`
+//   (the key must be in one of the listed places: body, form or query).
+//
+// Values of credentials are not checked (there are no real keys).
+import { formatErrors, validatorFor } from './schema.js';
+import { type Doc, type OperationRef, deref, operations } from './specs.js';
+
+export interface RawRequest {
+  method: string;
+  /** Path with query string, e.g. `/v1/vardata?user_id=a`. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Raw body text as sent. */
+  body?: string;
+}
+
+export interface RequestProblem {
+  where: string;
+  message: string;
+}
+
+export interface RequestValidation {
+  valid: boolean;
+  operation: string;
+  problems: RequestProblem[];
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+
+function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
+  for (const ref of operations()) {
+    if (ref.method !== method.toLowerCase()) continue;
+    const names: string[] = [];
+    const pattern = ref.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const m = new RegExp(`^${pattern}$`).exec(path);
+    if (m) {
+      return { ref, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+    }
+  }
+  throw new Error(`no operation of the specs matches ${method} ${path}`);
+}
+
+/** Type of a (possibly referenced) schema, for coercing text values. */
+function schemaType(doc: Doc, schema: unknown): string | undefined {
+  const s = deref<Doc>(doc, schema);
+  if (!s) return undefined;
+  if (typeof s.type === 'string') return s.type;
+  for (const key of ['allOf', 'oneOf', 'anyOf']) {
+    for (const sub of (s[key] as unknown[] | undefined) ?? []) {
+      const t = schemaType(doc, sub);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+function coerce(doc: Doc, schema: unknown, raw: string): unknown {
+  switch (schemaType(doc, schema)) {
+    case 'integer':
+    case 'number':
+      return raw.trim() !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
+    case 'boolean':
+      return raw === 'true' ? true : raw === 'false' ? false : raw;
+    default:
+      return raw;
+  }
+}
+
+/** Deserializes the text values of a `schema` parameter or form field. */
+function deserialize(doc: Doc, schema: unknown, values: string[], explode: boolean): unknown {
+  const s = deref<Doc>(doc, schema);
+  if (schemaType(doc, s) === 'array') {
+    const parts = explode ? values : values.flatMap((v) => (v === '' ? [] : v.split(',')));
+    return parts.map((p) => coerce(doc, s?.items, p));
+  }
+  return coerce(doc, s, values[values.length - 1]!);
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+export function validateRequest(request: RawRequest): RequestValidation {
+  const url = new URL(request.url, 'http://spec.invalid');
+  const { ref, pathParams } = matchOperation(request.method, url.pathname);
+  const { bundle, op, pathItem } = ref;
+  const doc = bundle.doc;
+  const validator = validatorFor(bundle.name, doc);
+  const headers = new Map(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const problems: RequestProblem[] = [];
+  const check = (where: string, schema: unknown, value: unknown) => {
+    const { valid, errors } = validator.validate(schema, value);
+    if (!valid) problems.push({ where, message: formatErrors(errors) });
+  };
+
+  // Parameters: operation-level ones override path-level ones of the same name and place.
+  const params = new Map<string, Doc>();
+  for (const p of [...((pathItem.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])]) {
+    const param = deref<Doc>(doc, p);
+    params.set(`${param.in}:${param.name}`, param);
+  }
+  for (const param of params.values()) {
+    const where = `${param.in} parameter ${param.name}`;
+    let values: string[] = [];
+    if (param.in === 'query') values = url.searchParams.getAll(param.name);
+    else if (param.in === 'header') values = headers.has(param.name.toLowerCase()) ? [headers.get(param.name.toLowerCase())!] : [];
+    else if (param.in === 'path') values = param.name in pathParams ? [pathParams[param.name]!] : [];
+    else continue; // cookies: none in these specs
+    if (values.length === 0) {
+      if (param.required) problems.push({ where, message: 'is required' });
+      continue;
+    }
+    if (param.content) {
+      const [mediaType, media] = Object.entries(param.content as Doc)[0] as [string, Doc];
+      if (JSON_TYPE.test(mediaType)) {
+        const parsed = parseJson(values[values.length - 1]!);
+        if (!parsed.ok) problems.push({ where, message: `is not valid JSON (${parsed.error})` });
+        else check(where, media.schema, parsed.value);
+      } else check(where, media.schema, values[values.length - 1]);
+    } else {
+      const explode = param.explode ?? (param.style ?? (param.in === 'query' ? 'form' : 'simple')) === 'form';
+      check(where, param.schema, deserialize(doc, param.schema, values, explode));
+    }
+  }
+
+  // Request body.
+  const requestBody = op.requestBody ? deref<Doc>(doc, op.requestBody) : undefined;
+  let bodyObject: Record<string, unknown> | undefined;
+  const hasBody = request.body !== undefined && request.body !== '';
+  if (requestBody) {
+    if (!hasBody) {
+      if (requestBody.required) problems.push({ where: 'body', message: 'is required' });
+    } else {
+      const contentType = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      const media = (requestBody.content as Doc)[contentType] as Doc | undefined;
+      if (!media) {
+        problems.push({ where: 'body', message: `content type ${contentType || '(none)'} is not one of ${Object.keys(requestBody.content).join(', ')}` });
+      } else if (JSON_TYPE.test(contentType)) {
+        const parsed = parseJson(request.body!);
+        if (!parsed.ok) problems.push({ where: 'body', message: `is not valid JSON (${parsed.error})` });
+        else {
+          check('body', media.schema, parsed.value);
+          if (parsed.value && typeof parsed.value === 'object') bodyObject = parsed.value as Record<string, unknown>;
+        }
+      } else if (contentType === 'application/x-www-form-urlencoded') {
+        const form = new URLSearchParams(request.body!);
+        const schema = deref<Doc>(doc, media.schema) ?? {};
+        const encoding = (media.encoding ?? {}) as Doc;
+        const fields: Record<string, unknown> = {};
+        for (const name of new Set(form.keys())) {
+          const values = form.getAll(name);
+          const fieldSchema = (schema.properties as Doc | undefined)?.[name];
+          const enc = encoding[name] as Doc | undefined;
+          if (enc?.contentType && JSON_TYPE.test(enc.contentType)) {
+            const parsed = parseJson(values[values.length - 1]!);
+            if (!parsed.ok) {
+              problems.push({ where: `form field ${name}`, message: `is not valid JSON (${parsed.error})` });
+              continue;
+            }
+            fields[name] = parsed.value;
+          } else {
+            fields[name] = fieldSchema ? deserialize(doc, fieldSchema, values, enc?.explode ?? true) : values[values.length - 1];
+          }
+        }
+        check('form body', media.schema, fields);
+        bodyObject = fields;
+      } else {
+        problems.push({ where: 'body', message: `the validator does not handle ${contentType}` });
+      }
+    }
+  }
+
+  // Credentials: security requirements (OR of ANDs; `{}` means "none needed") ...
+  const security = (op.security ?? doc.security ?? []) as Record<string, string[]>[];
+  const schemes = (doc.components?.securitySchemes ?? {}) as Doc;
+  const satisfied = (name: string): boolean => {
+    const scheme = deref<Doc>(doc, schemes[name]);
+    if (!scheme) return false;
+    if (scheme.type === 'apiKey') {
+      const value =
+        scheme.in === 'query' ? url.searchParams.get(scheme.name) : scheme.in === 'header' ? headers.get(scheme.name.toLowerCase()) : undefined;
+      return typeof value === 'string' && value.length > 0;
+    }
+    if (scheme.type === 'http') {
+      const auth = headers.get('authorization') ?? '';
+      const [word, credentials = ''] = auth.split(/\s+/, 2);
+      if (word?.toLowerCase() !== String(scheme.scheme).toLowerCase() || credentials === '') return false;
+      if (String(scheme.scheme).toLowerCase() === 'basic') {
+        const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+        return /^[^:]+:.+$/.test(decoded);
+      }
+      return true;
+    }
+    return false; // oauth2/openIdConnect: none in these specs
+  };
+  if (security.length > 0 && !security.some((req) => Object.keys(req).every(satisfied))) {
+    problems.push({
+      where: 'credentials',
+      message: `none of the security requirements is met (${security.map((r) => Object.keys(r).join('+') || '{}').join(' | ')})`,
+    });
+  }
+  // ... and x-svc-credentials: the key must travel in one of the listed places.
+  const credentials = op['x-svc-credentials'] as { in: string; name: string }[] | undefined;
+  if (credentials?.length) {
+    const present = credentials.some(({ in: where, name }) => {
+      if (where === 'query') return (url.searchParams.get(name) ?? '') !== '';
+      if (where === 'header') return (headers.get(name.toLowerCase()) ?? '') !== '';
+      if (where === 'body' || where === 'form') {
+        const value = bodyObject?.[name];
+        return typeof value === 'string' && value.length > 0;
+      }
+      return false;
+    });
+    if (!present) {
+      problems.push({
+        where: 'credentials',
+        message: `x-svc-credentials: ${credentials.map((c) => `${c.in} ${c.name}`).join(' or ')} is missing`,
+      });
+    }
+  }
+
+  return { valid: problems.length === 0, operation: `${op.operationId} (${bundle.name})`, problems };
+}
+
+export function describeProblems(result: RequestValidation): string {
+  return result.problems.map((p) => `${p.where}: ${p.message}`).join('\n');
+}
