@@ -1,80 +1,27 @@
-// Requests the spec forbids, sent with raw fetch to the Prism mock. Where Prism rejects
-// them, the test asserts the rejection (status and the spec's error shape); where Prism lets
-// them through (a known gap, listed in PRISM_GAPS.md), the test asserts that Prism accepts
-// them, so that it notices when Prism changes, and checks the request with the spec-driven
+// Doc 002's requests the spec forbids, sent to the Prism mock. Where Prism rejects them, the
+// test asserts the rejection (status and the spec's error shape); where Prism lets them
+// through (a known gap, listed in PRISM_GAPS.md), the test asserts that Prism accepts them,
+// so that it notices when Prism changes, and checks the request with the spec-driven
 // validator of support/request-validator.ts instead.
-import { describe, expect, inject, test } from 'vitest';
-import { type RawRequest, describeProblems, validateRequest } from './support/request-validator.js';
-import { formatErrors, validatorFor } from './support/schema.js';
-import { deref, findOperation } from './support/specs.js';
-
-const urls = inject('mockUrls');
-
-const API_KEY = '6f1c2b9e4d7a4c3b8e2f0a1d5c9b7e34';
-const BASIC = `Basic ${Buffer.from(`${API_KEY}:secret-key-0123`).toString('base64')}`;
-const DEPLOYMENT = 'Api-Key server-deployment-key-0123';
+import {
+  API_KEY,
+  BASIC,
+  DEPLOYMENT,
+  type ForbiddenCase,
+  type ValidCase,
+  forbiddenRequests,
+  form,
+  get,
+  json,
+  query,
+  validRequests,
+} from './support/mock-requests.js';
 
 const event = { event_type: 'Page Viewed', user_id: 'alice@example.com' };
 const identification = { group_type: 'org id', group_value: '10412', group_properties: { plan: 'enterprise' } };
 const attribution = { event_type: '[Branch] Install', platform: 'ios', idfa: '8D8AC610-566D-4EF0-9C22-186B2A5ED793' };
 
-const json = (url: string, body: unknown, headers: Record<string, string> = {}): RawRequest => ({
-  method: 'POST',
-  url,
-  headers: { 'content-type': 'application/json', ...headers },
-  body: JSON.stringify(body),
-});
-const form = (url: string, fields: Record<string, string>): RawRequest => ({
-  method: 'POST',
-  url,
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams(fields).toString(),
-});
-const get = (url: string, headers: Record<string, string> = {}): RawRequest => ({ method: 'GET', url, headers });
-const query = (params: Record<string, string>) => new URLSearchParams(params).toString();
-
-async function send(role: string, request: RawRequest) {
-  const base = urls[role];
-  if (!base) throw new Error(`no mock for host role ${role}`);
-  const response = await fetch(base + request.url, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* not JSON */
-  }
-  return { status: response.status, body, violations: response.headers.get('sl-violations') };
-}
-
-/** Asserts that `body` is what the spec documents for this operation and status. */
-function expectDocumentedResponse(request: RawRequest, status: number, body: unknown) {
-  const path = new URL(request.url, 'http://x').pathname;
-  const { bundle, op } = findOperation(request.method, path);
-  const response = deref<Record<string, any>>(bundle.doc, op.responses[String(status)]);
-  expect(response, `${request.method} ${path} documents no ${status} response`).toBeDefined();
-  const schema = response.content?.['application/json']?.schema;
-  const { valid, errors } = validatorFor(bundle.name, bundle.doc).validate(schema, body);
-  expect(valid, formatErrors(errors)).toBe(true);
-}
-
-interface Case {
-  name: string;
-  role: string;
-  request: RawRequest;
-  /** Status Prism answers (asserted). */
-  prismStatus: number;
-  /** true when Prism lets the request through: a known gap. */
-  gap?: boolean;
-  /** What the spec validator must say about the request. */
-  problem: RegExp;
-}
-
-const cases: Case[] = [
+const cases: ForbiddenCase[] = [
   {
     name: 'batch event without event_type',
     role: 'ingest',
@@ -259,28 +206,11 @@ const cases: Case[] = [
   },
 ];
 
-describe('requests the spec forbids', () => {
-  for (const c of cases) {
-    const { method } = c.request;
-    const path = new URL(c.request.url, 'http://x').pathname;
-    const title = c.gap
-      ? `prism accepts ${c.name} (known gap) — rejected by the spec validator instead [${method} ${path}]`
-      : `prism rejects ${c.name} with ${c.prismStatus} [${method} ${path}]`;
-    test(title, async () => {
-      const answer = await send(c.role, c.request);
-      expect(answer.status, `Prism answered ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`).toBe(c.prismStatus);
-      // Whatever Prism answers is a documented response of the operation.
-      expectDocumentedResponse(c.request, answer.status, answer.body);
-      const verdict = validateRequest(c.request);
-      expect(verdict.valid, `the spec validator accepted ${c.name}`).toBe(false);
-      expect(describeProblems(verdict)).toMatch(c.problem);
-    });
-  }
-});
+forbiddenRequests(cases);
 
 // Controls: the same requests done right are accepted by both Prism and the validator, so
 // the rejections above come from the broken part only.
-const valid: { name: string; role: string; request: RawRequest; status: number }[] = [
+const valid: ValidCase[] = [
   { name: 'batch', role: 'ingest', request: json('/batch', { api_key: API_KEY, events: [event] }), status: 200 },
   { name: 'ingestion request', role: 'ingest', request: json('/2/httpapi', { api_key: API_KEY, events: [event, { event_type: 'x', device_id: 'device-0001' }] }), status: 200 },
   { name: 'groupidentify (form)', role: 'ingest', request: form('/groupidentify', { api_key: API_KEY, identification: JSON.stringify([identification]) }), status: 200 },
@@ -310,15 +240,4 @@ const valid: { name: string; role: string; request: RawRequest; status: number }
   { name: 'flags', role: 'experiment', request: get('/v1/flags?flag_keys=checkout-redesign', { authorization: DEPLOYMENT }), status: 200 },
 ];
 
-describe('controls: valid requests', () => {
-  for (const c of valid) {
-    test(`prism and the spec validator accept a valid ${c.name} request`, async () => {
-      const verdict = validateRequest(c.request);
-      expect(verdict.valid, describeProblems(verdict)).toBe(true);
-      const answer = await send(c.role, c.request);
-      expect(answer.status, JSON.stringify(answer.body)).toBe(c.status);
-      expect(answer.violations, 'Prism reported violations').toBeNull();
-      expectDocumentedResponse(c.request, answer.status, answer.body);
-    });
-  }
-});
+validRequests(valid);
