@@ -1,5 +1,7 @@
 // Bundles every API of redocly.yaml into dist/<name>.yaml and dist/<name>.json,
-// and writes dist/apis.json: the list of groups with their host role and servers.
+// and writes dist/apis.json: the list of groups with their host role and servers, and
+// `operationServers`: operationId → servers of each operation that declares its own
+// (operation- or path-level `servers`), so that readers can tell which host roles serve it.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -11,6 +13,17 @@ import { binPath, run } from './run.mjs';
 mkdirSync(distDir, { recursive: true });
 const scratch = mkdtempSync(join(distDir, '.bundling-'));
 const index = [];
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+/** Servers with their variables' defaults filled in. */
+const describeServers = (servers) =>
+  servers.map((server) => ({
+    hostRole: server['x-svc-host-role'],
+    region: server['x-svc-region'],
+    url: Object.entries(server.variables ?? {}).reduce(
+      (url, [variable, { default: value }]) => url.replace(`{${variable}}`, value),
+      server.url,
+    ),
+  }));
 for (const { name } of listApis()) {
   for (const ext of ['yaml', 'json']) {
     run(binPath('redocly'), ['bundle', name, '--output', join(scratch, `${name}.${ext}`), '--ext', ext]);
@@ -23,14 +36,15 @@ for (const { name } of listApis()) {
     operations: Object.values(bundle.paths).flatMap((item) =>
       Object.values(item).filter((op) => op && op.operationId).map((op) => op.operationId),
     ),
-    servers: bundle.servers.map((server) => ({
-      hostRole: server['x-svc-host-role'],
-      region: server['x-svc-region'],
-      url: Object.entries(server.variables ?? {}).reduce(
-        (url, [variable, { default: value }]) => url.replace(`{${variable}}`, value),
-        server.url,
+    servers: describeServers(bundle.servers),
+    operationServers: Object.fromEntries(
+      Object.values(bundle.paths).flatMap((item) =>
+        HTTP_METHODS.filter((method) => item[method] && (item[method].servers ?? item.servers)).map((method) => [
+          item[method].operationId,
+          describeServers(item[method].servers ?? item.servers),
+        ]),
       ),
-    })),
+    ),
   });
 }
 writeFileSync(join(scratch, 'apis.json'), JSON.stringify(index, null, 2) + '\n');

@@ -123,37 +123,74 @@ function typeJsonParametersBySchema(doc) {
   return copy;
 }
 
+/**
+ * Schemas of a response's `x-svc-file-contents` (the decoded contents of files behind links the
+ * response returns, per format version) describe no HTTP message, so openapi-typescript would
+ * not type them; they are added to `components.schemas` under their `title` for the types.
+ */
+function typeFileContents(doc) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      for (const response of Object.values(item[method]?.responses ?? {})) {
+        for (const schema of Object.values(deref(doc, response)['x-svc-file-contents'] ?? {})) {
+          if (!schema.title) throw new Error(`${method} ${path}: each schema of x-svc-file-contents needs a title`);
+          doc.components.schemas ??= {};
+          doc.components.schemas[schema.title] ??= schema;
+        }
+      }
+    }
+  }
+  return doc;
+}
+
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 
-const roles = new Map(); // hostRole -> { groups: [], servers: {}, rules: {} }
+// hostRole -> { groups: group -> { path -> methods served }, servers: {}, rules: {} }
+const roles = new Map();
+const roleEntry = (name) => {
+  if (!roles.has(name)) roles.set(name, { groups: new Map(), servers: {}, rules: {} });
+  return roles.get(name);
+};
+/** Records the default URL per region of the servers that belong to `roleName`. */
+function addServers(roleName, group, servers) {
+  const role = roleEntry(roleName);
+  for (const server of servers) {
+    if (server.hostRole !== roleName) continue;
+    const known = role.servers[server.region];
+    if (known && known !== server.url) {
+      console.warn(`warning: host role ${roleName} region ${server.region}: ${group} says ${server.url}, keeping ${known}`);
+      continue;
+    }
+    role.servers[server.region] = server.url;
+  }
+}
 for (const api of apis) {
   const file = join(distDir, `${api.name}.json`);
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   // defaultNonNullable: false — a property with a `default` stays optional: callers of the
   // request bodies (e.g. `quantity`, `options.min_id_length`) may leave it out.
-  const ast = await openapiTS(typeJsonParametersBySchema(doc), { silent: true, defaultNonNullable: false, cwd: pathToFileURL(file) });
+  const ast = await openapiTS(typeFileContents(typeJsonParametersBySchema(doc)), { silent: true, defaultNonNullable: false, cwd: pathToFileURL(file) });
   writeFileSync(join(outDir, `${api.name}.ts`), HEADER + astToString(ast));
 
-  const role = roles.get(api.hostRole) ?? { groups: [], servers: {}, rules: {} };
-  roles.set(api.hostRole, role);
-  role.groups.push(api.name);
-  for (const server of api.servers) {
-    if (server.hostRole !== api.hostRole) continue;
-    const known = role.servers[server.region];
-    if (known && known !== server.url) {
-      console.warn(`warning: host role ${api.hostRole} region ${server.region}: ${api.name} says ${server.url}, keeping ${known}`);
-      continue;
-    }
-    role.servers[server.region] = server.url;
-  }
+  addServers(api.hostRole, api.name, api.servers);
   for (const [path, pathItem] of Object.entries(doc.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = pathItem[method];
       if (!op) continue;
-      const key = `${method.toUpperCase()} ${path}`;
-      if (role.rules[key]) throw new Error(`host role ${api.hostRole}: ${key} is defined by ${role.rules[key].group} and ${api.name}`);
-      role.rules[key] = operationRule(doc, api.name, path, method, pathItem, op);
+      // An operation with its own servers is served by the host roles of those servers
+      // (e.g. a lookup on the application host in a group of the API host), not by the group's.
+      const ownServers = api.operationServers?.[op.operationId];
+      const hostRoles = ownServers ? [...new Set(ownServers.map((server) => server.hostRole))] : [api.hostRole];
+      for (const roleName of hostRoles) {
+        if (ownServers) addServers(roleName, api.name, ownServers);
+        const role = roleEntry(roleName);
+        const key = `${method.toUpperCase()} ${path}`;
+        if (role.rules[key]) throw new Error(`host role ${roleName}: ${key} is defined by ${role.rules[key].group} and ${api.name}`);
+        role.rules[key] = operationRule(doc, api.name, path, method, pathItem, op);
+        const served = role.groups.get(api.name) ?? new Map();
+        role.groups.set(api.name, served.set(path, [...(served.get(path) ?? []), method]));
+      }
     }
   }
 }
@@ -167,10 +204,28 @@ rolesTs += '\n';
 for (const api of apis) {
   rolesTs += `export type { ${pascal(api.name)}Paths, ${pascal(api.name)}Components };\n`;
 }
-rolesTs += '\n/** Host role → the generated `paths` of every interface group that host role serves. */\n';
+rolesTs += `
+type HttpMethod = ${HTTP_METHODS.map((m) => JSON.stringify(m)).join(' | ')};
+
+/**
+ * The path items of \`P\` named in \`M\`, keeping only the methods \`M\` names for each: what a
+ * host role serves of a group whose other operations declare servers of another role.
+ */
+type ServedPaths<P, M extends { [K in keyof P]?: HttpMethod }> = {
+  [K in keyof M & keyof P]: Omit<P[K], Exclude<HttpMethod, M[K]>> & { [X in Exclude<HttpMethod, M[K]>]?: never };
+};
+`;
+rolesTs += '\n/** Host role → the generated `paths` of every operation that host role serves. */\n';
 rolesTs += 'export interface HostRolePaths {\n';
 for (const [name, role] of roles) {
-  rolesTs += `  ${JSON.stringify(name)}: ${role.groups.map((g) => `${pascal(g)}Paths`).join(' & ')};\n`;
+  const parts = [...role.groups].map(([group, served]) => {
+    const api = apis.find((a) => a.name === group);
+    const count = [...served.values()].reduce((sum, methods) => sum + methods.length, 0);
+    if (count === api.operations.length) return `${pascal(group)}Paths`;
+    const methods = [...served].map(([path, list]) => `${JSON.stringify(path)}: ${list.map((m) => JSON.stringify(m)).join(' | ')}`);
+    return `ServedPaths<${pascal(group)}Paths, { ${methods.join('; ')} }>`;
+  });
+  rolesTs += `  ${JSON.stringify(name)}: ${parts.join(' & ')};\n`;
 }
 rolesTs += '}\n\nexport type HostRole = keyof HostRolePaths;\n\n';
 rolesTs += `export const groups = ${JSON.stringify(

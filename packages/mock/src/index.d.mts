@@ -22,7 +22,21 @@ export const DEFAULT_PORTS: Readonly<Record<string, number>>;
 export const packageDir: string;
 export const mockDistDir: string;
 export function specsDistDir(): string;
-export function loadApis(distDir?: string): { name: string; title: string; hostRole: string; operations: string[] }[];
+export interface ServerEntry {
+  hostRole: string;
+  region: string;
+  url: string;
+}
+export interface ApiEntry {
+  name: string;
+  title: string;
+  hostRole: string;
+  operations: string[];
+  servers: ServerEntry[];
+  /** operationId → servers, for operations that declare their own. */
+  operationServers?: Record<string, ServerEntry[]>;
+}
+export function loadApis(distDir?: string): ApiEntry[];
 export function prepareDocuments(options?: { distDir?: string; outDir?: string }): Record<string, MockDocument>;
 export function freePort(host?: string): Promise<number>;
 export function startMocks(options?: StartMocksOptions): Promise<RunningMocks>;
@@ -30,5 +44,9 @@ export function mergeBundles(
   parts: { name: string; doc: object }[],
   options: { role: string },
 ): { doc: Record<string, unknown>; renamed: MockDocument['renamed'] };
+export function splitByHostRole(
+  api: Pick<ApiEntry, 'name' | 'hostRole' | 'operationServers'>,
+  doc: object,
+): Map<string, Record<string, unknown>>;
 export function checkMerged<T extends object>(doc: T): T;
 export function adaptForPrism(doc: object): MockDocument['adapted'];

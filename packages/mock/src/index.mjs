@@ -10,9 +10,9 @@ import net from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adaptForPrism } from './adapt.mjs';
-import { mergeBundles } from './merge.mjs';
+import { mergeBundles, splitByHostRole } from './merge.mjs';
 
-export { mergeBundles, checkMerged } from './merge.mjs';
+export { mergeBundles, checkMerged, splitByHostRole } from './merge.mjs';
 export { adaptForPrism } from './adapt.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,7 +42,8 @@ export function loadApis(distDir = specsDistDir()) {
 
 /**
  * Writes one OpenAPI document per host role into packages/mock/dist/ (merging bundles that
- * share a role, then adapting the copy for Prism, see adapt.mjs) and returns
+ * share a role, an operation with servers of other roles going to those roles' documents,
+ * then adapting the copy for Prism, see adapt.mjs) and returns
  * { role: { file, groups, renamed, adapted } }, roles in apis.json order.
  */
 export function prepareDocuments({ distDir = specsDistDir(), outDir = mockDistDir } = {}) {
@@ -50,12 +51,14 @@ export function prepareDocuments({ distDir = specsDistDir(), outDir = mockDistDi
   const byRole = new Map();
   for (const api of apis) {
     if (!api.hostRole) throw new Error(`API ${api.name} has no host role (x-svc-host-role)`);
-    if (!byRole.has(api.hostRole)) byRole.set(api.hostRole, []);
-    byRole.get(api.hostRole).push({
-      name: api.name,
-      doc: JSON.parse(readFileSync(join(distDir, `${api.name}.json`), 'utf8')),
-    });
+    const doc = JSON.parse(readFileSync(join(distDir, `${api.name}.json`), 'utf8'));
+    for (const [role, part] of splitByHostRole(api, doc)) {
+      if (!byRole.has(role)) byRole.set(role, []);
+      byRole.get(role).push({ name: api.name, doc: part, own: api.hostRole === role });
+    }
   }
+  // The role's own groups first: the merged document takes the first part's servers.
+  for (const parts of byRole.values()) parts.sort((a, b) => Number(b.own) - Number(a.own));
   mkdirSync(outDir, { recursive: true });
   const result = {};
   for (const [role, parts] of byRole) {

@@ -76,6 +76,49 @@ export function checkMerged(doc) {
 }
 
 /**
+ * Splits one bundle by the host roles that serve its operations: an operation with its own
+ * servers (apis.json `operationServers`) is served by the roles of those servers, every
+ * other operation by the bundle's role. Returns role → document; a role that serves only
+ * some operations gets a copy with just those (and its `x-svc-host-role` set to the role).
+ *
+ * @param {{ name: string, hostRole: string, operationServers?: Record<string, { hostRole: string }[]> }} api
+ * @param {object} doc the bundle
+ * @returns {Map<string, object>}
+ */
+export function splitByHostRole(api, doc) {
+  const served = new Map(); // role -> Set of "method path"
+  let total = 0;
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!HTTP_METHODS.has(method) || !op) continue;
+      total++;
+      const own = api.operationServers?.[op.operationId];
+      for (const role of new Set(own ? own.map((server) => server.hostRole) : [api.hostRole])) {
+        if (!served.has(role)) served.set(role, new Set());
+        served.get(role).add(`${method} ${path}`);
+      }
+    }
+  }
+  const parts = new Map();
+  for (const [role, operations] of served) {
+    if (operations.size === total) {
+      parts.set(role, doc);
+      continue;
+    }
+    const copy = clone(doc);
+    copy['x-svc-host-role'] = role;
+    for (const [path, item] of Object.entries(copy.paths)) {
+      for (const method of Object.keys(item)) {
+        if (HTTP_METHODS.has(method) && !operations.has(`${method} ${path}`)) delete item[method];
+      }
+      if (!Object.keys(item).some((key) => HTTP_METHODS.has(key))) delete copy.paths[path];
+    }
+    parts.set(role, copy);
+  }
+  return parts;
+}
+
+/**
  * @param {{ name: string, doc: object }[]} parts bundles of one host role, in apis.json order
  * @param {{ role: string }} options
  * @returns {{ doc: object, renamed: { group: string, from: string, to: string }[] }}

@@ -4,6 +4,8 @@
 // - parameters (path, query, header): required ones present; `schema` parameters are
 //   deserialized (form style, explode) and coerced to their primitive type; `content:
 //   application/json` parameters are JSON-parsed and validated against their schema;
+//   `x-svc-query-schema` of the operation (rules between parameters, e.g. "`start` is
+//   required when `time_period` is `CUSTOM`") is checked on the object of the decoded `schema` query parameters;
 // - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
 //   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
 //   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
@@ -116,6 +118,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
     const param = deref<Doc>(doc, p);
     params.set(`${param.in}:${param.name}`, param);
   }
+  const decodedQuery: Record<string, unknown> = {};
   for (const param of params.values()) {
     const where = `${param.in} parameter ${param.name}`;
     let values: string[] = [];
@@ -136,9 +139,12 @@ export function validateRequest(request: RawRequest): RequestValidation {
       } else check(where, media.schema, values[values.length - 1]);
     } else {
       const explode = param.explode ?? (param.style ?? (param.in === 'query' ? 'form' : 'simple')) === 'form';
-      check(where, param.schema, deserialize(doc, param.schema, values, explode));
+      const value = deserialize(doc, param.schema, values, explode);
+      check(where, param.schema, value);
+      if (param.in === 'query') decodedQuery[param.name] = value;
     }
   }
+  if (op['x-svc-query-schema']) check('query parameters (x-svc-query-schema)', op['x-svc-query-schema'], decodedQuery);
 
   // Request body.
   const requestBody = op.requestBody ? deref<Doc>(doc, op.requestBody) : undefined;

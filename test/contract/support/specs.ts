@@ -10,6 +10,8 @@ export interface ApiEntry {
   hostRole: string;
   operations: string[];
   servers: { hostRole: string; region: string; url: string }[];
+  /** operationId → servers, for operations that declare their own (and are served by those servers' roles). */
+  operationServers: Record<string, { hostRole: string; region: string; url: string }[]>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
