@@ -3,7 +3,7 @@ import { operationRules } from './generated/rules.js';
 import { servers } from './generated/servers.js';
 import type { OperationRule, SecuritySchemeRule } from './rule-types.js';
 import { basicAuthorization, prepareInit, type PreparableInit } from './serialize.js';
-import type { AppClientPaths, ExperimentClientPaths, IngestClientPaths } from './types.js';
+import type { ApiClientPaths, AppClientPaths, ExperimentClientPaths, IngestClientPaths } from './types.js';
 
 export type Region = 'standard' | 'eu';
 
@@ -31,10 +31,12 @@ export interface ClientBaseOptions extends SvcCredentials {
 export type IngestClientOptions = ClientBaseOptions & { apiKey: string };
 export type AppClientOptions = ClientBaseOptions & { apiKey: string; secretKey: string };
 export type ExperimentClientOptions = ClientBaseOptions & { deploymentKey: string };
+export type ApiClientOptions = ClientBaseOptions & { apiKey: string };
 
 export type IngestClient = Client<IngestClientPaths>;
 export type AppClient = Client<AppClientPaths>;
 export type ExperimentClient = Client<ExperimentClientPaths>;
+export type ApiClient = Client<ApiClientPaths>;
 
 type Role = keyof typeof servers;
 
@@ -153,4 +155,15 @@ export function createExperimentClient(options: ExperimentClientOptions): Experi
       ? `Api-Key ${deploymentKey}`
       : undefined,
   );
+}
+
+/**
+ * Client of the API host role (user mapping writes; attribution is served here too). The API
+ * key is injected where each operation's `x-svc-credentials` puts it first: the `api_key`
+ * query parameter of `/usermap`. No EU-residency server is declared for this role: pass
+ * `baseUrl` for one.
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const apiKey = requireOption(options.apiKey, 'apiKey', 'createApiClient');
+  return createRoleClient<ApiClientPaths>('api', options, apiKey);
 }

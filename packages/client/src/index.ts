@@ -1,8 +1,11 @@
 export {
+  createApiClient,
   createAppClient,
   createExperimentClient,
   createIngestClient,
   resolveBaseUrl,
+  type ApiClient,
+  type ApiClientOptions,
   type AppClient,
   type AppClientOptions,
   type ClientBaseOptions,
@@ -39,3 +42,31 @@ export { operationRules } from './generated/rules.js';
 export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
 export type * from './generated/roles.js';
+export {
+  decodeReplayFile,
+  downloadReplay,
+  listReplays,
+  type DownloadReplayOptions,
+  type ListReplaysOptions,
+  type ListReplaysParams,
+  type RecordedEvent,
+  type ReplayFileVersion,
+  type SessionReplay,
+} from './replays.js';
+export {
+  MAX_IDS_PER_DELETION_REQUEST,
+  MAX_PARALLEL_DELETION_REQUESTS,
+  MIN_DELETION_REQUEST_INTERVAL_MS,
+  deleteUsers,
+  type DeleteUsersFields,
+  type DeleteUsersOptions,
+  type DeleteUsersSummary,
+  type DeletionErrorBody,
+  type DeletionFailure,
+  type DeletionJob,
+  type DeletionJobEntry,
+  type DeletionRequestError,
+  type UserIdentifier,
+} from './deletion.js';
+export { systemClock, type Clock } from './pacing.js';
+export { ResponseError } from './response-error.js';

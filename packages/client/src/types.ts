@@ -5,8 +5,11 @@ import type {
   IngestionComponents,
 } from './generated/roles.js';
 
-/** The credential fields the clients inject, so callers never pass them. */
-export type InjectedCredentialKey = 'api_key';
+/**
+ * The credential fields callers never pass: the clients inject `api_key`, and send HTTP Basic
+ * instead of a `secret_key` query parameter (which would put the secret into URLs and logs).
+ */
+export type InjectedCredentialKey = 'api_key' | 'secret_key';
 
 type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
 
@@ -55,6 +58,8 @@ export type IngestClientPaths = WithoutCredentials<HostRolePaths['ingest']>;
 export type AppClientPaths = WithoutCredentials<HostRolePaths['app']>;
 /** Paths of the experiment evaluation host role. */
 export type ExperimentClientPaths = WithoutCredentials<HostRolePaths['experiment']>;
+/** Paths of the API host role (user mapping writes, attribution). */
+export type ApiClientPaths = WithoutCredentials<HostRolePaths['api']>;
 
 type IngestionSchemas = IngestionComponents['schemas'];
 type FeedbackSchemas = FeedbackComponents['schemas'];
