@@ -1,3 +1,5 @@
+/// <reference types="node" />
+// Node-only module (node:zlib): the package build otherwise compiles without Node types.
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { intOption } from './batching.js';
 import type { AppClient } from './clients.js';
