@@ -88,8 +88,16 @@ export function operations(): OperationRef[] {
   return out;
 }
 
+/** Whether a concrete path (`/users/42`) fits a path template (`/users/{id}`). */
+function fitsTemplate(template: string, path: string): boolean {
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
+  return new RegExp(`^${pattern}$`).test(path);
+}
+
+/** The operation of `method` on `path`: a path of the specs (template) or a concrete request path. */
 export function findOperation(method: string, path: string): OperationRef {
-  const found = operations().find((o) => o.method === method.toLowerCase() && o.path === path);
+  const candidates = operations().filter((o) => o.method === method.toLowerCase());
+  const found = candidates.find((o) => o.path === path) ?? candidates.find((o) => fitsTemplate(o.path, path));
   if (!found) throw new Error(`no operation ${method} ${path} in any bundle`);
   return found;
 }
