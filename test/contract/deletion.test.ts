@@ -2,12 +2,13 @@
 // host role, then the requests the spec forbids and their valid controls.
 import { createAppClient, deleteUsers, type UserIdentifier } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
-import { expectDocumentedBody, expectValid } from './support/client-responses.js';
+import { acceptedByPrism, expectValid } from './support/client-checks.js';
 import {
   API_KEY,
   BASIC,
   type ForbiddenCase,
   type ValidCase,
+  expectDocumentedBody,
   forbiddenRequests,
   get,
   json,
@@ -17,13 +18,16 @@ import {
 } from './support/mock-requests.js';
 import { validateRequest } from './support/request-validator.js';
 
-const app = () => createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123' });
+const app = (fetch?: typeof globalThis.fetch) =>
+  createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123', ...(fetch ? { fetch } : {}) });
 const ids = (count: number, prefix = 'user') => Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 const jobPath = '/api/2/deletions/users/{svc_id}/{day}';
 
 describe('typed app client against the mock', () => {
+  const client = app(acceptedByPrism());
+
   test('createDeletionRequest: POST /api/2/deletions/users', async () => {
-    const { data, response } = await app().POST('/api/2/deletions/users', {
+    const { data, response } = await client.POST('/api/2/deletions/users', {
       body: { svc_ids: [510384112467], user_ids: ['dana-3391'], requester: 'privacy-team@example.com', ignore_invalid_ids: true, include_mapped_user_ids: true },
     });
     expect(response.status).toBe(200);
@@ -31,14 +35,14 @@ describe('typed app client against the mock', () => {
   });
 
   test('listDeletionJobs: GET /api/2/deletions/users', async () => {
-    const { data, response } = await app().GET('/api/2/deletions/users', { params: { query: { start_day: '2026-11-01', end_day: '2026-12-31' } } });
+    const { data, response } = await client.GET('/api/2/deletions/users', { params: { query: { start_day: '2026-11-01', end_day: '2026-12-31' } } });
     expect(response.status).toBe(200);
     expect(Array.isArray(data)).toBe(true);
     expectDocumentedBody('GET', '/api/2/deletions/users', 200, data);
   });
 
   test('deleteDeletionJobEntry: DELETE /api/2/deletions/users/{svc_id}/{day}', async () => {
-    const { data, response } = await app().DELETE(jobPath, { params: { path: { svc_id: 510384112467, day: '2026-12-21' } } });
+    const { data, response } = await client.DELETE(jobPath, { params: { path: { svc_id: 510384112467, day: '2026-12-21' } } });
     expect(response.status).toBe(200);
     expect(new URL(response.url).pathname).toBe('/api/2/deletions/users/510384112467/2026-12-21');
     expectDocumentedBody('DELETE', jobPath, 200, data);
@@ -46,7 +50,7 @@ describe('typed app client against the mock', () => {
 
   test('deleteUsers sends 150 IDs as two valid requests of at most 100 and returns the documented jobs', async () => {
     const mixed: UserIdentifier[] = [...ids(75), ...Array.from({ length: 75 }, (_, i) => 510384112000 + i)];
-    const summary = await deleteUsers(app(), mixed, { fields: { requester: 'dpo@example.com' } });
+    const summary = await deleteUsers(client, mixed, { fields: { requester: 'dpo@example.com' } });
     expect(summary.failures).toEqual([]);
     expect(summary.requests).toBe(2);
     expect(summary.jobs.length).toBeGreaterThanOrEqual(2);

@@ -3,23 +3,34 @@
 // operation's x-svc-query-schema) and their valid controls.
 import { createAppClient } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
-import { expectDocumentedBody } from './support/client-responses.js';
-import { API_KEY, BASIC, type ForbiddenCase, type ValidCase, forbiddenRequests, get, query, validRequests } from './support/mock-requests.js';
+import { acceptedByPrism } from './support/client-checks.js';
+import {
+  API_KEY,
+  BASIC,
+  type ForbiddenCase,
+  type ValidCase,
+  expectDocumentedBody,
+  forbiddenRequests,
+  get,
+  query,
+  validRequests,
+} from './support/mock-requests.js';
 
 const path = '/api/2/event-streaming/delivery-metrics-summary';
-const app = () => createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123' });
 const metrics = (params: Record<string, string>, headers: Record<string, string> = { authorization: BASIC }) =>
   get(`${path}?${query(params)}`, headers);
 
 describe('typed app client against the mock', () => {
+  const app = createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123', fetch: acceptedByPrism() });
+
   test('getDeliveryMetricsSummary with a preset period', async () => {
-    const { data, response } = await app().GET(path, { params: { query: { sync_id: '48213', time_period: 'ONE_DAY' } } });
+    const { data, response } = await app.GET(path, { params: { query: { sync_id: '48213', time_period: 'ONE_DAY' } } });
     expect(response.status).toBe(200);
     expectDocumentedBody('GET', path, 200, data);
   });
 
   test('getDeliveryMetricsSummary with a CUSTOM window', async () => {
-    const { data, response } = await app().GET(path, {
+    const { data, response } = await app.GET(path, {
       params: { query: { sync_id: '48213', time_period: 'CUSTOM', start: '2026-11-20T08:00Z', end: '2026-11-20T09:00+01:00' } },
     });
     expect(response.status).toBe(200);

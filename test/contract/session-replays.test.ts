@@ -6,12 +6,13 @@ import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { createAppClient, downloadReplay, listReplays, type RecordedEvent, type SessionReplay } from '@svc/client';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { expectDocumentedBody, expectValid } from './support/client-responses.js';
+import { acceptedByPrism, expectValid } from './support/client-checks.js';
 import {
   API_KEY,
   BASIC,
   type ForbiddenCase,
   type ValidCase,
+  expectDocumentedBody,
   forbiddenRequests,
   get,
   query,
@@ -27,25 +28,28 @@ const replayId = 'C8F9E604-F01A-4BD9-95C6-8E5357DF265D/1763805311000';
 const auth = { authorization: BASIC };
 
 /**
- * Fetch for the app client that asks Prism for the `firstPage` example of a listing without
+ * A fetch for the app client that asks Prism for the `firstPage` example of a listing without
  * `page_token` and for `lastPage` with one, so that the static mock answers two pages.
  */
-const pagedMockFetch: typeof fetch = (input, init) => {
-  const request = new Request(input, init);
-  const headers = new Headers(request.headers);
-  headers.set('Prefer', `example=${new URL(request.url).searchParams.has('page_token') ? 'lastPage' : 'firstPage'}`);
-  return fetch(new Request(request, { headers }));
-};
+const twoPages =
+  (next: typeof fetch): typeof fetch =>
+  (input, init) => {
+    const request = new Request(input, init);
+    const headers = new Headers(request.headers);
+    headers.set('Prefer', `example=${new URL(request.url).searchParams.has('page_token') ? 'lastPage' : 'firstPage'}`);
+    return next(new Request(request, { headers }));
+  };
 
-const app = (fetchImpl?: typeof fetch) =>
-  createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123', ...(fetchImpl ? { fetch: fetchImpl } : {}) });
+const app = (fetchImpl: typeof fetch) => createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123', fetch: fetchImpl });
 
 /** The documented file-content schema of a version (the `x-svc-file-contents` of the 200 answer). */
 const fileContents = (version: 2 | 3) => findOperation('GET', FILES).op.responses['200']['x-svc-file-contents'][String(version)];
 
 describe('typed app client against the mock', () => {
+  const checkedFetch = acceptedByPrism();
+
   test('listSessionReplays', async () => {
-    const { data, response } = await app().GET(LIST, {
+    const { data, response } = await app(checkedFetch).GET(LIST, {
       params: { query: { start_time: '2026-11-20T00:00:00Z', end_time: '2026-11-23T00:00:00Z', page_size: 2, sort_order: 'desc' } },
     });
     expect(response.status).toBe(200);
@@ -53,7 +57,7 @@ describe('typed app client against the mock', () => {
   });
 
   test('listSessionReplayFiles', async () => {
-    const { data, response } = await app().GET(FILES, { params: { query: { replay_id: replayId, version: 2, page_size: 1000 } } });
+    const { data, response } = await app(checkedFetch).GET(FILES, { params: { query: { replay_id: replayId, version: 2, page_size: 1000 } } });
     expect(response.status).toBe(200);
     expect(new URL(response.url).search).toContain('replay_id=C8F9E604-F01A-4BD9-95C6-8E5357DF265D%2F1763805311000');
     expectDocumentedBody('GET', FILES, 200, data);
@@ -63,7 +67,7 @@ describe('typed app client against the mock', () => {
     const sent: URL[] = [];
     const recording: typeof fetch = (input, init) => {
       sent.push(new URL(new Request(input, init).url));
-      return pagedMockFetch(input, init);
+      return twoPages(checkedFetch)(input, init);
     };
     const replays: SessionReplay[] = [];
     for await (const replay of listReplays(app(recording), { sort_order: 'desc', page_size: 2 })) replays.push(replay);
@@ -76,6 +80,7 @@ describe('typed app client against the mock', () => {
 });
 
 describe('downloadReplay against the mock, files served locally', () => {
+  const checkedFetch = acceptedByPrism();
   let server: Server;
   let base = '';
   const files = new Map<string, Buffer>();
@@ -122,7 +127,7 @@ describe('downloadReplay against the mock, files served locally', () => {
     });
     served.length = 0;
 
-    const events = await downloadReplay(app(pagedMockFetch), replayId, { version, fetch: storageFetch, concurrency: 2 });
+    const events = await downloadReplay(app(twoPages(checkedFetch)), replayId, { version, fetch: storageFetch, concurrency: 2 });
     expect(events).toEqual(links.flatMap((_, i) => eventsOfFile(i)));
     expectValid('session-replays', fileContents(3), events);
     expect(served.sort()).toEqual(links.map((link) => new URL(link).pathname).sort());

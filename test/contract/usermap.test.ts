@@ -3,12 +3,13 @@
 // the requests the spec forbids and their valid controls.
 import { createApiClient, createAppClient } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
-import { expectDocumentedBody } from './support/client-responses.js';
+import { acceptedByPrism } from './support/client-checks.js';
 import {
   API_KEY,
   BASIC,
   type ForbiddenCase,
   type ValidCase,
+  expectDocumentedBody,
   forbiddenRequests,
   form,
   get,
@@ -23,8 +24,10 @@ const mapping = { user_id: 'dana-3391@shop', global_user_id: 'dana-3391' };
 const userIds = (count: number) => Array.from({ length: count }, (_, i) => `user-${i}`).join(',');
 
 describe('typed clients against the mocks', () => {
+  const checkedFetch = acceptedByPrism();
+
   test('createUserMappings: POST /usermap on the API host, api_key in the query string', async () => {
-    const client = createApiClient({ baseUrl: urls.api!, apiKey: API_KEY });
+    const client = createApiClient({ baseUrl: urls.api!, apiKey: API_KEY, fetch: checkedFetch });
     const { data, response } = await client.POST('/usermap', { body: { mapping: [mapping, { user_id: 'lee-2207@shop', unmap: true }] } });
     expect(response.status).toBe(200);
     expect(new URL(response.url).searchParams.get('api_key')).toBe(API_KEY);
@@ -32,7 +35,7 @@ describe('typed clients against the mocks', () => {
   });
 
   test('createUserMappings: form body with mapping as JSON text', async () => {
-    const client = createApiClient({ baseUrl: urls.api!, apiKey: API_KEY });
+    const client = createApiClient({ baseUrl: urls.api!, apiKey: API_KEY, fetch: checkedFetch });
     const { data, response } = await client.POST('/usermap', {
       body: { mapping },
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -42,7 +45,7 @@ describe('typed clients against the mocks', () => {
   });
 
   test('getUserMappings: GET /api/2/usermap on the application host with HTTP Basic', async () => {
-    const client = createAppClient({ baseUrl: urls.app!, apiKey: API_KEY, secretKey: 'secret-key-0123' });
+    const client = createAppClient({ baseUrl: urls.app!, apiKey: API_KEY, secretKey: 'secret-key-0123', fetch: checkedFetch });
     const { data, response } = await client.GET('/api/2/usermap', { params: { query: { user_ids: ['dana-3391', 'dana-3391@shop', 'nobody-0000'] } } });
     expect(response.status).toBe(200);
     expect(new URL(response.url).searchParams.getAll('user_ids')).toEqual(['dana-3391,dana-3391@shop,nobody-0000']);

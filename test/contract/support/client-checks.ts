@@ -1,0 +1,28 @@
+// Checks for tests that drive the typed clients (and their helpers) against the mocks.
+import { afterEach, expect } from 'vitest';
+import { recordingFetch } from './mock-requests.js';
+import { formatErrors, validatorFor } from './schema.js';
+import { bundle } from './specs.js';
+
+/**
+ * A fetch for the typed clients whose every request Prism must accept: after each test of the
+ * calling `describe` block, each answer is asserted to be 2xx without `sl-violations`.
+ */
+export function acceptedByPrism(): typeof fetch {
+  const recorder = recordingFetch();
+  afterEach(() => {
+    for (const { url, status, violations } of recorder.seen) {
+      expect(violations, `Prism found violations in the request to ${url}`).toBeNull();
+      expect(status, `Prism answered ${status} to ${url}`).toBeLessThan(300);
+    }
+    recorder.seen.length = 0;
+  });
+  return recorder.fetch;
+}
+
+/** Asserts that `value` satisfies `schema` (an OpenAPI schema, or a `$ref` into the bundle `bundleName`). */
+export function expectValid(bundleName: string, schema: unknown, value: unknown) {
+  expect(schema, 'no schema to validate against').toBeDefined();
+  const { valid, errors } = validatorFor(bundleName, bundle(bundleName).doc).validate(schema, value);
+  expect(valid, formatErrors(errors)).toBe(true);
+}
