@@ -134,8 +134,8 @@ function typeFileContents(doc) {
       for (const response of Object.values(item[method]?.responses ?? {})) {
         for (const schema of Object.values(deref(doc, response)['x-svc-file-contents'] ?? {})) {
           if (!schema.title) throw new Error(`${method} ${path}: each schema of x-svc-file-contents needs a title`);
-          doc.components.schemas ??= {};
-          doc.components.schemas[schema.title] ??= schema;
+          const schemas = ((doc.components ??= {}).schemas ??= {});
+          schemas[schema.title] ??= schema;
         }
       }
     }
