@@ -91,6 +91,14 @@ function checkPercent(value: number, path: string): number {
   return value;
 }
 
+function checkRegex(pattern: string, path: string): void {
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    throw new AuthoringError(path, `"${pattern}" is not a regular expression: ${(error as Error).message}`);
+  }
+}
+
 /** Splits DISTRIBUTION_SLOTS among the variants in proportion to their weights, in order, without gaps. */
 function distributions(weights: ReadonlyArray<[string, number]>, path: string) {
   const total = weights.reduce((sum, [, weight]) => sum + weight, 0);
@@ -132,9 +140,11 @@ export function compileFlag(flag: AuthoredFlag): EvaluationFlag {
   const dependencies = new Set<string>();
   const ruleSegments = (flag.rules ?? []).map((rule, index): EvaluationSegment => {
     const at = `${path}.rules[${index}]`;
-    const conditions: EvaluationCondition[] = rule.when.map((condition) => {
+    const conditions: EvaluationCondition[] = rule.when.map((condition, conditionIndex) => {
       if (condition.property.startsWith(FLAG_PREFIX)) dependencies.add(condition.property.slice(FLAG_PREFIX.length));
-      return { selector: selectorOf(condition.property), op: condition.op, values: condition.values.map(String) };
+      const values = condition.values.map(String);
+      if (condition.op.startsWith('regex')) values.forEach((value) => checkRegex(value, `${at}.when[${conditionIndex}].values`));
+      return { selector: selectorOf(condition.property), op: condition.op, values };
     });
     const outcome: EvaluationSegment =
       rule.variant !== undefined

@@ -150,8 +150,17 @@ function matchesComparable<T>(
   return parsedFilters.some((f) => acceptsOrder(op, compare(parsedValue, f)));
 }
 
+/** A pattern that is not a valid regular expression matches nothing (upstream would throw and fail the whole evaluation). */
+function compiles(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    return undefined;
+  }
+}
+
 const matchesRegex = (value: string, filterValues: readonly string[]): boolean =>
-  filterValues.some((f) => new RegExp(f).exec(value) !== null);
+  filterValues.some((f) => compiles(f)?.exec(value) != null);
 
 function matchesString(value: string, op: EvaluationOperator, filterValues: readonly string[]): boolean {
   switch (op) {

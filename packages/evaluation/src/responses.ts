@@ -27,16 +27,20 @@ export function sdkVardataBody(results: Record<string, EvaluationVariant>): Eval
  * Body of `GET /v1/vardata` (seed 002: flag key → `{ key, value?, payload?, expKey?,
  * evaluationId? }`, `{}` when the user is in no flag's target audience). A default-variant
  * result means the user is outside the audience and is left out. `expKey` is the flag's
- * `metadata.experimentKey` and `evaluationId` the result's `metadata.evaluationId`, when set.
+ * `metadata.experimentKey`; `evaluationId` the result's `metadata.evaluationId`, else
+ * `options.evaluationId` (an identifier the caller gives the whole evaluation), when set.
  */
-export function vardataBody(results: Record<string, EvaluationVariant>): Variants {
+export function vardataBody(
+  results: Record<string, EvaluationVariant>,
+  options: { evaluationId?: string } = {},
+): Variants {
   const body: Variants = {};
   for (const [flagKey, result] of Object.entries(results)) {
     if (!isReported(result) || result.metadata?.default === true || !result.key) continue;
     const variant: Variant = { key: result.key };
     if (typeof result.value === 'string') variant.value = result.value;
     if (result.payload !== undefined) variant.payload = result.payload;
-    const { experimentKey, evaluationId } = result.metadata ?? {};
+    const { experimentKey, evaluationId = options.evaluationId } = result.metadata ?? {};
     if (typeof experimentKey === 'string') variant.expKey = experimentKey;
     if (typeof evaluationId === 'string') variant.evaluationId = evaluationId;
     body[flagKey] = variant;

@@ -132,6 +132,7 @@ describe('compileFlag', () => {
     [{ key: 'k', variants: { on: {} }, rules: [{ when: [], variant: 'nope' }] }, /k\.rules\[0\]\.variant: unknown variant "nope"/],
     [{ key: 'k', variants: { on: {} }, rules: [{ when: [], weights: { nope: 1 } }] }, /unknown variant "nope"/],
     [{ key: 'k', variants: { on: {} }, rules: [{ when: [{ property: 'flags.k', op: 'is', values: ['on'] }], variant: 'on' }] }, /cannot depend on itself/],
+    [{ key: 'k', variants: { on: {} }, rules: [{ when: [{ property: 'email', op: 'regex match', values: ['@x\\.com$', '(('] }], variant: 'on' }] }, /k\.rules\[0\]\.when\[0\]\.values: "\(\(" is not a regular expression/],
   ] as const)('refuses %j', (flag, problem) => {
     expect(() => compileFlag(flag)).toThrow(AuthoringError);
     expect(() => compileFlag(flag)).toThrow(problem);

@@ -104,6 +104,10 @@ describe('response bodies', () => {
   it('/v1/vardata passes an evaluationId set in the result metadata', () => {
     const withId = { f: { key: 'on', metadata: { evaluationId: 'ev-1' } } };
     expect(vardataBody(withId)).toEqual({ f: { key: 'on', evaluationId: 'ev-1' } });
+    expect(vardataBody({ ...withId, g: { key: 'on' } }, { evaluationId: 'ev-2' })).toEqual({
+      f: { key: 'on', evaluationId: 'ev-1' },
+      g: { key: 'on', evaluationId: 'ev-2' },
+    });
   });
 
   it('/sdk/v2/vardata: every result with merged metadata, defaults flagged', () => {

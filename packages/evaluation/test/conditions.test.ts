@@ -66,6 +66,12 @@ describe('matchCondition', () => {
     expect(matches('alice@example.com', 'regex does not match', '^bob')).toBe(true);
   });
 
+  it('a filter value that is not a regular expression matches nothing instead of failing the evaluation', () => {
+    expect(matches('a(b', 'regex match', 'a(', 'b$')).toBe(true);
+    expect(matches('a(b', 'regex match', 'a(')).toBe(false);
+    expect(matches('a(b', 'regex does not match', 'a(')).toBe(true);
+  });
+
   it('set operators read arrays, JSON array strings and scalars as string sets', () => {
     expect(matches(['a', 'b'], 'set is', 'b', 'a')).toBe(true);
     expect(matches(['a', 'b', 'a'], 'set is', 'a', 'b')).toBe(true);
