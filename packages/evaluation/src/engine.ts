@@ -9,9 +9,8 @@
 //   `Math.floor(hash / 100)` against each distribution's [start, end); no bucketing value or no
 //   hit gives the segment's `variant`;
 // - the result is the flag's variant with metadata merged: flag, then segment, then variant.
-import { matchCondition } from './conditions.js';
+import { coerceString, matchCondition } from './conditions.js';
 import type { EvaluationContext, EvaluationFlag, EvaluationSegment, EvaluationVariant } from './format.js';
-import { coerceString } from './conditions.js';
 import { murmur3X86_32 } from './murmur3.js';
 
 type Target = { context: EvaluationContext; result: Record<string, EvaluationVariant> };
