@@ -13,7 +13,7 @@
 //
 // Values of credentials are not checked (there are no real keys).
 import { formatErrors, validatorFor } from './schema.js';
-import { type Doc, type OperationRef, deref, operations } from './specs.js';
+import { type Doc, type OperationRef, deref, matchOperation } from './specs.js';
 
 export interface RawRequest {
   method: string;
@@ -37,21 +37,6 @@ export interface RequestValidation {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
-  for (const ref of operations()) {
-    if (ref.method !== method.toLowerCase()) continue;
-    const names: string[] = [];
-    const pattern = ref.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    const m = new RegExp(`^${pattern}$`).exec(path);
-    if (m) {
-      return { ref, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
-    }
-  }
-  throw new Error(`no operation of the specs matches ${method} ${path}`);
-}
 
 /** Type of a (possibly referenced) schema, for coercing text values. */
 function schemaType(doc: Doc, schema: unknown): string | undefined {
