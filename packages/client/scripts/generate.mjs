@@ -3,7 +3,7 @@
 //   roles.ts     host role -> the `paths` of every group served by that role
 //   servers.ts   host role -> { standard, eu } default base URLs (from apis.json)
 //   rules.ts     per operation: credential locations, security schemes, form bodies and their
-//                JSON-encoded fields, JSON-encoded and array query parameters
+//                JSON-encoded and delimited array fields, JSON-encoded and array query parameters
 // Everything the client serializes specially comes from these tables, never from hand-kept lists.
 // src/generated/ is gitignored; run `npm run generate` (turbo does it before build).
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -72,11 +72,18 @@ function operationRule(doc, group, path, method, pathItem, op) {
   const formMedia = bodyMediaTypes.find((m) => m.startsWith('application/x-www-form-urlencoded'));
   if (formMedia) {
     const encoding = requestBody.content[formMedia].encoding ?? {};
+    const formSchema = deref(doc, requestBody.content[formMedia].schema);
     form = {
       mediaType: formMedia,
       jsonFields: Object.entries(encoding)
         .filter(([, enc]) => enc.contentType && isJsonMedia(enc.contentType))
         .map(([field]) => field),
+      // Array fields with a declared style, e.g. `tags` (style form, explode false → `a,b`).
+      arrays: Object.fromEntries(
+        Object.entries(encoding)
+          .filter(([field, enc]) => enc.style && deref(doc, formSchema?.properties?.[field])?.type === 'array')
+          .map(([field, enc]) => [field, { style: enc.style, explode: enc.explode ?? enc.style === 'form' }]),
+      ),
     };
   }
   const schemes = doc.components?.securitySchemes ?? {};

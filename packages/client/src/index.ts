@@ -70,3 +70,5 @@ export {
 } from './deletion.js';
 export { systemClock, type Clock } from './pacing.js';
 export { ResponseError } from './response-error.js';
+export type { ArrayStyle } from './rule-types.js';
+export type * from './taxonomy.js';

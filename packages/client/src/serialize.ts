@@ -5,7 +5,7 @@ import {
   serializePrimitiveParam,
   type HeadersOptions,
 } from 'openapi-fetch';
-import type { OperationRule } from './rule-types.js';
+import type { ArrayStyle, OperationRule } from './rule-types.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
@@ -48,16 +48,27 @@ export function createOperationQuerySerializer(
   };
 }
 
+/** The separator of each non-exploded array style (`explode: false`). */
+const ARRAY_DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
+
 /**
  * Form-encodes a body: fields the spec declares as JSON (`encoding.<field>.contentType:
- * application/json`) are JSON.stringify'd, arrays repeat the field, other objects are sent as
+ * application/json`) are JSON.stringify'd, arrays declared `explode: false` are joined into one
+ * value (`tags=a,b` for style form), other arrays repeat the field, other objects are sent as
  * JSON text too (the specs declare no other object encoding), primitives as strings.
  */
-export function encodeForm(body: Record<string, unknown>, jsonFields: readonly string[]): string {
+export function encodeForm(
+  body: Record<string, unknown>,
+  jsonFields: readonly string[],
+  arrays: Readonly<Record<string, ArrayStyle>> = {},
+): string {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined || value === null) continue;
+    const arrayStyle = arrays[name];
+    const delimiter = arrayStyle?.explode === false ? ARRAY_DELIMITERS[arrayStyle.style] : undefined;
     if (jsonFields.includes(name)) form.append(name, JSON.stringify(value));
+    else if (Array.isArray(value) && delimiter !== undefined) form.append(name, value.map(String).join(delimiter));
     else if (Array.isArray(value)) for (const item of value) form.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
     else if (typeof value === 'object') form.append(name, JSON.stringify(value));
     else form.append(name, String(value));
@@ -110,9 +121,9 @@ export function prepareInit(rule: OperationRule, init: PreparableInit | undefine
     querySerializer: createOperationQuerySerializer(rule.query, extraQuery),
   };
   if (usesForm && rule.form) {
-    const { jsonFields } = rule.form;
+    const { jsonFields, arrays } = rule.form;
     defaults.bodySerializer = (body: never) =>
-      encodeForm(keyIn === 'form' ? { [keyName]: apiKey, ...(body as object) } : (body as Record<string, unknown>), jsonFields);
+      encodeForm(keyIn === 'form' ? { [keyName]: apiKey, ...(body as object) } : (body as Record<string, unknown>), jsonFields, arrays);
     next.headers = mergeHeaders({ 'Content-Type': rule.form.mediaType }, next.headers);
   } else if (usesJson && keyIn === 'body') {
     defaults.bodySerializer = (body: never) => JSON.stringify({ [keyName]: apiKey, ...(body as object) });

@@ -3,7 +3,7 @@
 import { describe, expect, inject, test } from 'vitest';
 import { type RawRequest, describeProblems, validateRequest } from './request-validator.js';
 import { formatErrors, validatorFor } from './schema.js';
-import { deref, findOperation } from './specs.js';
+import { type OperationRef, deref, findOperation, matchOperation } from './specs.js';
 
 export type { RawRequest };
 
@@ -46,14 +46,17 @@ export async function send(role: string, request: RawRequest) {
 
 /** Asserts that `body` is what the spec documents for this operation and status. */
 export function expectDocumentedResponse(request: RawRequest, status: number, body: unknown) {
-  expectDocumentedBody(request.method, new URL(request.url, 'http://x').pathname, status, body);
+  expectDocumented(matchOperation(request.method, new URL(request.url, 'http://x').pathname).ref, status, body);
 }
 
 /** Same, for an operation named by method and path template (`/api/2/x/{id}`). */
 export function expectDocumentedBody(method: string, path: string, status: number, body: unknown) {
-  const { bundle, op } = findOperation(method, path);
+  expectDocumented(findOperation(method, path), status, body);
+}
+
+function expectDocumented({ bundle, op, method, path }: OperationRef, status: number, body: unknown) {
   const response = deref<Record<string, any>>(bundle.doc, op.responses[String(status)]);
-  expect(response, `${method} ${path} documents no ${status} response`).toBeDefined();
+  expect(response, `${method.toUpperCase()} ${path} documents no ${status} response`).toBeDefined();
   const schema = response.content?.['application/json']?.schema;
   const { valid, errors } = validatorFor(bundle.name, bundle.doc).validate(schema, body);
   expect(valid, formatErrors(errors)).toBe(true);

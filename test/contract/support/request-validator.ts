@@ -5,7 +5,8 @@
 //   deserialized (form style, explode) and coerced to their primitive type; `content:
 //   application/json` parameters are JSON-parsed and validated against their schema;
 //   `x-svc-query-schema` of the operation (rules between parameters, e.g. "`start` is
-//   required when `time_period` is `CUSTOM`") is checked on the object of the decoded `schema` query parameters;
+//   required when `time_period` is `CUSTOM`") is checked on the object of the decoded
+//   `schema` query parameters;
 // - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
 //   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
 //   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
@@ -15,7 +16,7 @@
 //
 // Values of credentials are not checked (there are no real keys).
 import { formatErrors, validatorFor } from './schema.js';
-import { type Doc, type OperationRef, deref, operations } from './specs.js';
+import { type Doc, type OperationRef, deref, matchOperation } from './specs.js';
 
 export interface RawRequest {
   method: string;
@@ -39,21 +40,6 @@ export interface RequestValidation {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
-  for (const ref of operations()) {
-    if (ref.method !== method.toLowerCase()) continue;
-    const names: string[] = [];
-    const pattern = ref.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    const m = new RegExp(`^${pattern}$`).exec(path);
-    if (m) {
-      return { ref, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
-    }
-  }
-  throw new Error(`no operation of the specs matches ${method} ${path}`);
-}
 
 /** Type of a (possibly referenced) schema, for coercing text values. */
 function schemaType(doc: Doc, schema: unknown): string | undefined {
