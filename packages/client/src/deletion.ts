@@ -109,6 +109,7 @@ export async function deleteUsers(
     const chunkIds = indexes.map((i) => ids[i]!);
     const svcIds = chunkIds.filter((id): id is number => typeof id === 'number');
     const userIds = chunkIds.filter((id): id is string => typeof id === 'string');
+    // A chunk is never empty, so at least one of the two ID fields is present.
     const body = {
       ...options.fields,
       ...(svcIds.length > 0 ? { svc_ids: svcIds } : {}),

@@ -47,6 +47,17 @@ describe('api client (user mapping writes)', () => {
     expect(fake.calls[0]!.url.origin).toBe('https://api.eu.example.com');
   });
 
+  it('also serves attribution, which declares the API host among its servers', async () => {
+    const fake = fakeFetch(() => json(200, { code: 200, events_ingested: 1, server_upload_time: 1 }));
+    const event = { event_type: '[Branch] Install', platform: 'ios', idfa: 'IDFA-1' } as const;
+    await createApiClient({ apiKey, fetch: fake.fetch }).POST('/attribution', { body: { event } });
+    const [call] = fake.calls;
+    expect(call!.url.pathname).toBe('/attribution');
+    const form = new URLSearchParams(call!.body);
+    expect(form.get('api_key')).toBe(apiKey);
+    expect(JSON.parse(form.get('event')!)).toEqual(event);
+  });
+
   it('requires apiKey at run time', () => {
     expect(() => createApiClient({} as never)).toThrow(/createApiClient: apiKey is required/);
   });
