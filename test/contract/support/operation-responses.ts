@@ -19,8 +19,15 @@ export function operationAt(method: string, path: string): OperationRef {
   return found[0]!;
 }
 
+/** The parts of an answer that are checked (a fetch `Response` has them). */
+export interface Answer {
+  url: string;
+  status: number;
+  headers: Headers;
+}
+
 /** Asserts that `response` (whose body was read as `body`) is what the spec documents for it. */
-export function expectSpecResponse(method: string, response: Response, body: unknown): OperationRef {
+export function expectSpecResponse(method: string, response: Answer, body: unknown): OperationRef {
   const ref = operationAt(method, new URL(response.url).pathname);
   const documented = deref<Doc | undefined>(ref.bundle.doc, ref.op.responses[String(response.status)]);
   expect(documented, `${ref.op.operationId} documents no ${response.status} answer`).toBeDefined();
