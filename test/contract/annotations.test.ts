@@ -2,10 +2,9 @@
 // answer checked against the spec), then requests the spec forbids and their controls.
 import { describe, expect, test } from 'vitest';
 import { mockAppClient, operationLog } from './support/client-calls.js';
-import { BASIC, type ForbiddenCase, type RawRequest, type ValidCase, forbiddenRequests, get, json, send, validRequests } from './support/mock-requests.js';
-import { expectSpecResponse } from './support/operation-responses.js';
-import { describeProblems, validateRequest } from './support/request-validator.js';
+import { BASIC, type ForbiddenCase, type ValidCase, forbiddenRequests, get, json, validRequests } from './support/mock-requests.js';
 import { bundle } from './support/specs.js';
+import { forbiddenTemplatedRequests, validTemplatedRequests } from './support/templated-requests.js';
 
 const log = operationLog();
 const app = mockAppClient();
@@ -96,40 +95,37 @@ const cases: ForbiddenCase[] = [
 
 forbiddenRequests(cases);
 
-// Requests on paths with parameters: forbiddenRequests looks operations up by their literal
-// path, so these are checked here against the operation found by its path template.
-interface PathCase {
-  name: string;
-  request: RawRequest;
-  prismStatus: number;
-  problem: RegExp;
-}
-const pathCases: PathCase[] = [
+const templatedCases: ForbiddenCase[] = [
   {
+    role: 'app',
     name: 'update that removes start (start: null)',
     request: { ...json('/api/3/annotations/3094', { start: null }, { authorization: BASIC }), method: 'PUT' },
     prismStatus: 400,
     problem: /body: \/start must be string/,
   },
   {
+    role: 'app',
     name: 'empty partial update',
     request: { ...json('/api/3/annotations/3094', {}, { authorization: BASIC }), method: 'PUT' },
     prismStatus: 400,
     problem: /body: \/ must NOT have fewer than 1 properties/,
   },
   {
+    role: 'app',
     name: 'category ID that is not an integer',
     request: get('/api/3/annotation-categories/releases', { authorization: BASIC }),
     prismStatus: 400,
     problem: /path parameter category_id: \/ must be integer/,
   },
   {
+    role: 'app',
     name: 'bulk assignment without annotation IDs',
     request: { ...json('/api/3/annotation-categories/bulk/12', { annotation_ids: [] }, { authorization: BASIC }), method: 'PUT' },
     prismStatus: 400,
     problem: /body: \/annotation_ids must NOT have fewer than 1 items/,
   },
   {
+    role: 'app',
     name: 'annotation deletion without credentials',
     request: { method: 'DELETE', url: '/api/3/annotations/3094' },
     prismStatus: 401,
@@ -137,20 +133,7 @@ const pathCases: PathCase[] = [
   },
 ];
 
-describe('requests the spec forbids, on paths with parameters', () => {
-  for (const c of pathCases) {
-    test(`prism rejects ${c.name} with ${c.prismStatus} [${c.request.method} ${c.request.url}]`, async () => {
-      const answer = await send('app', c.request);
-      expect(answer.status, JSON.stringify(answer.body)).toBe(c.prismStatus);
-      // Prism's error answers are JSON (send() parsed the body).
-      const headers = new Headers({ 'content-type': 'application/json' });
-      expectSpecResponse(c.request.method, { url: `http://mock${c.request.url}`, status: answer.status, headers }, answer.body);
-      const verdict = validateRequest(c.request);
-      expect(verdict.valid, `the spec validator accepted ${c.name}`).toBe(false);
-      expect(describeProblems(verdict)).toMatch(c.problem);
-    });
-  }
-});
+forbiddenTemplatedRequests(templatedCases);
 
 const valid: ValidCase[] = [
   { name: 'annotation', role: 'app', request: json('/api/3/annotations', newAnnotation, { authorization: BASIC }), status: 200 },
@@ -160,15 +143,18 @@ const valid: ValidCase[] = [
 
 validRequests(valid);
 
-describe('controls on paths with parameters', () => {
-  test('prism and the spec validator accept a partial update with nulls and a bulk assignment', async () => {
-    for (const request of [
-      { ...json('/api/3/annotations/3094', { end: null, chart_id: null, details: null }, { authorization: BASIC }), method: 'PUT' },
-      { ...json('/api/3/annotation-categories/bulk/12', { annotation_ids: [3081] }, { authorization: BASIC }), method: 'PUT' },
-    ]) {
-      expect(describeProblems(validateRequest(request))).toBe('');
-      const answer = await send('app', request);
-      expect([answer.status, answer.violations]).toEqual([200, null]);
-    }
-  });
-});
+validTemplatedRequests([
+  {
+    name: 'partial update with nulls',
+    role: 'app',
+    request: { ...json('/api/3/annotations/3094', { end: null, chart_id: null, details: null }, { authorization: BASIC }), method: 'PUT' },
+    status: 200,
+  },
+  {
+    name: 'bulk assignment',
+    role: 'app',
+    request: { ...json('/api/3/annotation-categories/bulk/12', { annotation_ids: [3081] }, { authorization: BASIC }), method: 'PUT' },
+    status: 200,
+  },
+  { name: 'category lookup', role: 'app', request: get('/api/3/annotation-categories/12', { authorization: BASIC }), status: 200 },
+]);

@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { mockAppClient, operationLog } from './support/client-calls.js';
 import { BASIC, type ForbiddenCase, type ValidCase, forbiddenRequests, get, json, validRequests } from './support/mock-requests.js';
 import { bundle } from './support/specs.js';
+import { forbiddenTemplatedRequests, validTemplatedRequests } from './support/templated-requests.js';
 
 const log = operationLog();
 const app = mockAppClient();
@@ -108,6 +109,13 @@ const cases: ForbiddenCase[] = [
     problem: /body: \/id_type must be equal to one of the allowed values/,
   },
   {
+    name: 'upload whose owner is not an e-mail address',
+    role: 'app',
+    request: json('/api/3/cohorts/upload', { ...upload, owner: 'ana' }, { authorization: BASIC }),
+    prismStatus: 400,
+    problem: /body: \/owner must match format "email"/,
+  },
+  {
     name: 'upload of 100,001 IDs',
     role: 'app',
     request: json('/api/3/cohorts/upload', { ...upload, ids: Array.from({ length: 100_001 }, (_, i) => `u${i}`) }, { authorization: BASIC }),
@@ -146,6 +154,23 @@ const cases: ForbiddenCase[] = [
 
 forbiddenRequests(cases);
 
+forbiddenTemplatedRequests([
+  {
+    name: 'export request with props=2',
+    role: 'app',
+    request: get('/api/5/cohorts/request/4k2x9pq?props=2', { authorization: BASIC }),
+    prismStatus: 400,
+    problem: /query parameter props: \/ must be equal to one of the allowed values/,
+  },
+  {
+    name: 'status poll without credentials',
+    role: 'app',
+    request: get('/api/5/cohorts/request-status/7d2a6c1e-5b1f-4f8a-9a43-2c0de8b7f0a1'),
+    prismStatus: 401,
+    problem: /credentials: none of the security requirements is met \(BasicAuth\)/,
+  },
+]);
+
 const valid: ValidCase[] = [
   { name: 'upload', role: 'app', request: json('/api/3/cohorts/upload', upload, { authorization: BASIC }), status: 200 },
   { name: 'membership', role: 'app', request: json('/api/3/cohorts/membership', membership, { authorization: BASIC }), status: 200 },
@@ -153,3 +178,13 @@ const valid: ValidCase[] = [
 ];
 
 validRequests(valid);
+
+validTemplatedRequests([
+  {
+    name: 'export request with chosen user properties',
+    role: 'app',
+    request: get('/api/5/cohorts/request/4k2x9pq?props=1&propKeys=city&propKeys=gp%3Aplan', { authorization: BASIC }),
+    status: 202,
+  },
+  { name: 'status poll', role: 'app', request: get('/api/5/cohorts/request-status/7d2a6c1e-5b1f-4f8a-9a43-2c0de8b7f0a1', { authorization: BASIC }), status: 200 },
+]);
