@@ -87,6 +87,14 @@ describe('exportCohort', () => {
     expect(objectStore.calls[0]!.headers.get('authorization')).toBeNull();
   });
 
+  it('repeats the download with redirect following where the redirect is opaque (browsers)', async () => {
+    const opaque = () => Object.defineProperty(new Response(null, { status: 302 }), 'type', { value: 'opaqueredirect' });
+    const { fake, client } = appClient(exportServer(0, (call) => (fake.calls.filter((c) => path(c) === path(call)).length === 1 ? opaque() : csvFile())));
+    const result = await exportCohort(client, 'c1', { sleep: recordingSleep().sleep });
+    expect(fake.calls.map(path).slice(-2)).toEqual(['/api/5/cohorts/request/req-1/file', '/api/5/cohorts/request/req-1/file']);
+    expect(result.members).toHaveLength(3);
+  });
+
   it('reports an expired object-store link', async () => {
     const { client } = appClient(exportServer(0, () => new Response(null, { status: 302, headers: { Location: 'https://objects.example/x' } })));
     const objectStore = fakeFetch(() => new Response('<Error>Request has expired</Error>', { status: 403 }));
