@@ -39,3 +39,4 @@ export { operationRules } from './generated/rules.js';
 export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
 export type * from './generated/roles.js';
+export type * from './reporting.js';
