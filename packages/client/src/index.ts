@@ -82,3 +82,4 @@ export {
 } from './cohort-upload.js';
 export { parseCsv } from './csv.js';
 export type * from './annotation-types.js';
+export type * from './reporting.js';

@@ -3,7 +3,8 @@
 //
 // - parameters (path, query, header): required ones present; `schema` parameters are
 //   deserialized (form style, explode) and coerced to their primitive type; `content:
-//   application/json` parameters are JSON-parsed and validated against their schema;
+//   application/json` parameters are JSON-parsed and validated against their schema, and so
+//   is each item of an array parameter with `x-svc-json-items` (against the schema it names);
 // - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
 //   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
 //   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
@@ -122,6 +123,16 @@ export function validateRequest(request: RawRequest): RequestValidation {
     } else {
       const explode = param.explode ?? (param.style ?? (param.in === 'query' ? 'form' : 'simple')) === 'form';
       check(where, param.schema, deserialize(doc, param.schema, values, explode));
+      const itemsPointer = param['x-svc-json-items'];
+      if (typeof itemsPointer === 'string') {
+        // An array of JSON texts, one per repetition (OpenAPI 3.0 cannot repeat a `content`
+        // parameter): each item is parsed and checked against the schema the extension names.
+        values.forEach((text, index) => {
+          const parsed = parseJson(text);
+          if (!parsed.ok) problems.push({ where: `${where} item ${index}`, message: `is not valid JSON (${parsed.error})` });
+          else check(`${where} item ${index}`, { $ref: itemsPointer }, parsed.value);
+        });
+      }
     }
   }
 
