@@ -72,3 +72,45 @@ export { systemClock, type Clock } from './pacing.js';
 export { ResponseError } from './response-error.js';
 export type { ArrayStyle } from './rule-types.js';
 export type * from './taxonomy.js';
+export {
+  MAX_COHORT_SIZE,
+  MAX_IDS_PER_REQUEST,
+  type Cohort,
+  type CohortDefinition,
+  type CohortError,
+  type CohortExportRequest,
+  type CohortExportStatus,
+  type CohortIdType,
+  type CohortSync,
+  type CohortUpload,
+  type CohortUploadResult,
+  type MembershipChange,
+  type MembershipIdType,
+  type MembershipOperation,
+  type MembershipUpdate,
+  type MembershipUpdateResult,
+} from './cohort-types.js';
+export {
+  CohortExportError,
+  exportCohort,
+  parseCohortCsv,
+  type CohortExport,
+  type CohortExportStage,
+  type CohortMember,
+  type ExportCohortOptions,
+} from './cohort-export.js';
+export {
+  updateCohortMembership,
+  uploadCohort,
+  type CohortRequestFailure,
+  type MembershipChangeInput,
+  type MembershipChangeSummary,
+  type UpdateCohortMembershipOptions,
+  type UpdateCohortMembershipSummary,
+  type UploadCohortInput,
+  type UploadCohortOptions,
+  type UploadCohortSummary,
+} from './cohort-upload.js';
+export { parseCsv } from './csv.js';
+export type * from './annotation-types.js';
+export type * from './reporting.js';

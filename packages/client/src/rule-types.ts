@@ -34,7 +34,11 @@ export interface OperationRule {
   query: {
     /** Query parameters whose value is JSON text (`content: application/json`). */
     json: string[];
+    /** Array query parameters repeated once per item, each item JSON text (`x-svc-json-items`). */
+    jsonItems: string[];
     /** Array query parameters and their serialization style. */
     arrays: Record<string, ArrayStyle>;
   };
+  /** How the success body is read: `text` when every success media type is text/* (CSV). */
+  parseAs: 'json' | 'text';
 }

@@ -3,7 +3,8 @@
 //
 // - parameters (path, query, header): required ones present; `schema` parameters are
 //   deserialized (form style, explode) and coerced to their primitive type; `content:
-//   application/json` parameters are JSON-parsed and validated against their schema;
+//   application/json` parameters are JSON-parsed and validated against their schema, and so
+//   is each item of an array parameter with `x-svc-json-items` (against the schema it names);
 //   `x-svc-query-schema` of the operation (rules between parameters, e.g. "`start` is
 //   required when `time_period` is `CUSTOM`") is checked on the object of the decoded
 //   `schema` query parameters;
@@ -128,6 +129,16 @@ export function validateRequest(request: RawRequest): RequestValidation {
       const value = deserialize(doc, param.schema, values, explode);
       check(where, param.schema, value);
       if (param.in === 'query') decodedQuery[param.name] = value;
+      const itemsPointer = param['x-svc-json-items'];
+      if (typeof itemsPointer === 'string') {
+        // An array of JSON texts, one per repetition (OpenAPI 3.0 cannot repeat a `content`
+        // parameter): each item is parsed and checked against the schema the extension names.
+        values.forEach((text, index) => {
+          const parsed = parseJson(text);
+          if (!parsed.ok) problems.push({ where: `${where} item ${index}`, message: `is not valid JSON (${parsed.error})` });
+          else check(`${where} item ${index}`, { $ref: itemsPointer }, parsed.value);
+        });
+      }
     }
   }
   if (op['x-svc-query-schema']) check('query parameters (x-svc-query-schema)', op['x-svc-query-schema'], decodedQuery);
