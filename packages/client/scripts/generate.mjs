@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { typeJsonParametersBySchema } from '@svc/openapi-validation';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(packageDir, 'src', 'generated');
@@ -98,29 +99,6 @@ function operationRule(doc, group, path, method, pathItem, op) {
     form,
     query,
   };
-}
-
-/**
- * openapi-typescript types a parameter described by `content` as `string`. The client
- * serializes such parameters itself (JSON.stringify, see rules.ts), so callers pass the value;
- * for the types, each JSON `content` parameter is rewritten to a `schema` parameter.
- */
-function typeJsonParametersBySchema(doc) {
-  const copy = structuredClone(doc);
-  const rewrite = (param) => {
-    if (!param || param.$ref || !param.content) return;
-    const [mediaType, media] = Object.entries(param.content)[0] ?? [];
-    if (!mediaType || !isJsonMedia(mediaType) || !media.schema) return;
-    param.schema = media.schema;
-    delete param.content;
-    param.description = `${param.description ?? ''}\n\nSent as JSON text; pass the value, the client serializes it.`.trim();
-  };
-  for (const param of Object.values(copy.components?.parameters ?? {})) rewrite(param);
-  for (const item of Object.values(copy.paths ?? {})) {
-    for (const param of item.parameters ?? []) rewrite(param);
-    for (const method of HTTP_METHODS) for (const param of item[method]?.parameters ?? []) rewrite(param);
-  }
-  return copy;
 }
 
 rmSync(outDir, { recursive: true, force: true });

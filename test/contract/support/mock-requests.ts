@@ -1,9 +1,7 @@
 // Requests sent with raw fetch to the Prism mocks, and the two kinds of checks every
 // negative test file runs: requests the spec forbids, and their valid controls.
 import { describe, expect, inject, test } from 'vitest';
-import { type RawRequest, describeProblems, validateRequest } from './request-validator.js';
-import { formatErrors, validatorFor } from './schema.js';
-import { deref, findOperation } from './specs.js';
+import { type RawRequest, describeProblems, validateRequest, formatErrors, validatorFor, deref, findOperation } from '@svc/openapi-validation';
 
 export type { RawRequest };
 

@@ -11,7 +11,9 @@
 //   bearer `Bearer <token>`, apiKey schemes a non-empty value) and `x-svc-credentials`
 //   (the key must be in one of the listed places: body, form or query).
 //
-// Values of credentials are not checked (there are no real keys).
+// Values of credentials are not checked here: the contract tests have no real keys, and the
+// server checks them against its tenancy after this validation (`where: 'credentials'`).
+import type { ErrorObject } from 'ajv';
 import { formatErrors, validatorFor } from './schema.js';
 import { type Doc, type OperationRef, deref, operations } from './specs.js';
 
@@ -25,8 +27,11 @@ export interface RawRequest {
 }
 
 export interface RequestProblem {
+  /** `body`, `form body`, `form field <name>`, `<in> parameter <name>` or `credentials`. */
   where: string;
   message: string;
+  /** Ajv's errors when a schema rejected the value (instance paths relative to it). */
+  errors?: ErrorObject[];
 }
 
 export interface RequestValidation {
@@ -35,9 +40,27 @@ export interface RequestValidation {
   problems: RequestProblem[];
 }
 
+/** A request already split by an HTTP server: path parameters matched, body still text. */
+export interface SplitRequest {
+  query: URLSearchParams;
+  /** Header names in lower case. */
+  headers: Map<string, string>;
+  pathParams: Record<string, string>;
+  body?: string;
+}
+
+/** The outcome of validating a split request, with the values it parsed. */
+export interface ParsedRequest {
+  problems: RequestProblem[];
+  /** Parameters by `<in>:<name>`, deserialized (JSON-parsed for `content` parameters). */
+  params: Map<string, unknown>;
+  /** The parsed body: JSON value or form fields (JSON-encoded fields parsed). */
+  body: unknown;
+}
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
+export function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
   for (const ref of operations()) {
     if (ref.method !== method.toLowerCase()) continue;
     const names: string[] = [];
@@ -100,16 +123,24 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
 export function validateRequest(request: RawRequest): RequestValidation {
   const url = new URL(request.url, 'http://spec.invalid');
   const { ref, pathParams } = matchOperation(request.method, url.pathname);
+  const headers = new Map(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const { problems } = parseOperationRequest(ref, { query: url.searchParams, headers, pathParams, body: request.body });
+  return { valid: problems.length === 0, operation: `${ref.op.operationId} (${ref.bundle.name})`, problems };
+}
+
+/** Parses and validates one request against its operation (see the top of this file). */
+export function parseOperationRequest(ref: OperationRef, request: SplitRequest): ParsedRequest {
   const { bundle, op, pathItem } = ref;
   const doc = bundle.doc;
   const validator = validatorFor(bundle.name, doc);
-  const headers = new Map(Object.entries(request.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  const { headers, pathParams, query } = request;
   const problems: RequestProblem[] = [];
+  const parsedParams = new Map<string, unknown>();
   const check = (where: string, schema: unknown, value: unknown) => {
     const { valid, errors } = validator.validate(schema, value);
-    if (!valid) problems.push({ where, message: formatErrors(errors) });
+    if (!valid) problems.push({ where, message: formatErrors(errors), errors });
+    return valid;
   };
-
   // Parameters: operation-level ones override path-level ones of the same name and place.
   const params = new Map<string, Doc>();
   for (const p of [...((pathItem.parameters as unknown[]) ?? []), ...((op.parameters as unknown[]) ?? [])]) {
@@ -119,7 +150,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
   for (const param of params.values()) {
     const where = `${param.in} parameter ${param.name}`;
     let values: string[] = [];
-    if (param.in === 'query') values = url.searchParams.getAll(param.name);
+    if (param.in === 'query') values = query.getAll(param.name);
     else if (param.in === 'header') values = headers.has(param.name.toLowerCase()) ? [headers.get(param.name.toLowerCase())!] : [];
     else if (param.in === 'path') values = param.name in pathParams ? [pathParams[param.name]!] : [];
     else continue; // cookies: none in these specs
@@ -132,17 +163,19 @@ export function validateRequest(request: RawRequest): RequestValidation {
       if (JSON_TYPE.test(mediaType)) {
         const parsed = parseJson(values[values.length - 1]!);
         if (!parsed.ok) problems.push({ where, message: `is not valid JSON (${parsed.error})` });
-        else check(where, media.schema, parsed.value);
-      } else check(where, media.schema, values[values.length - 1]);
+        else if (check(where, media.schema, parsed.value)) parsedParams.set(`${param.in}:${param.name}`, parsed.value);
+      } else if (check(where, media.schema, values[values.length - 1])) parsedParams.set(`${param.in}:${param.name}`, values[values.length - 1]);
     } else {
       const explode = param.explode ?? (param.style ?? (param.in === 'query' ? 'form' : 'simple')) === 'form';
-      check(where, param.schema, deserialize(doc, param.schema, values, explode));
+      const value = deserialize(doc, param.schema, values, explode);
+      if (check(where, param.schema, value)) parsedParams.set(`${param.in}:${param.name}`, value);
     }
   }
 
   // Request body.
   const requestBody = op.requestBody ? deref<Doc>(doc, op.requestBody) : undefined;
   let bodyObject: Record<string, unknown> | undefined;
+  let parsedBody: unknown;
   const hasBody = request.body !== undefined && request.body !== '';
   if (requestBody) {
     if (!hasBody) {
@@ -156,6 +189,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
         const parsed = parseJson(request.body!);
         if (!parsed.ok) problems.push({ where: 'body', message: `is not valid JSON (${parsed.error})` });
         else {
+          parsedBody = parsed.value;
           check('body', media.schema, parsed.value);
           if (parsed.value && typeof parsed.value === 'object') bodyObject = parsed.value as Record<string, unknown>;
         }
@@ -181,6 +215,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
         }
         check('form body', media.schema, fields);
         bodyObject = fields;
+        parsedBody = fields;
       } else {
         problems.push({ where: 'body', message: `the validator does not handle ${contentType}` });
       }
@@ -195,7 +230,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
     if (!scheme) return false;
     if (scheme.type === 'apiKey') {
       const value =
-        scheme.in === 'query' ? url.searchParams.get(scheme.name) : scheme.in === 'header' ? headers.get(scheme.name.toLowerCase()) : undefined;
+        scheme.in === 'query' ? query.get(scheme.name) : scheme.in === 'header' ? headers.get(scheme.name.toLowerCase()) : undefined;
       return typeof value === 'string' && value.length > 0;
     }
     if (scheme.type === 'http') {
@@ -220,7 +255,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
   const credentials = op['x-svc-credentials'] as { in: string; name: string }[] | undefined;
   if (credentials?.length) {
     const present = credentials.some(({ in: where, name }) => {
-      if (where === 'query') return (url.searchParams.get(name) ?? '') !== '';
+      if (where === 'query') return (query.get(name) ?? '') !== '';
       if (where === 'header') return (headers.get(name.toLowerCase()) ?? '') !== '';
       if (where === 'body' || where === 'form') {
         const value = bodyObject?.[name];
@@ -236,7 +271,7 @@ export function validateRequest(request: RawRequest): RequestValidation {
     }
   }
 
-  return { valid: problems.length === 0, operation: `${op.operationId} (${bundle.name})`, problems };
+  return { problems, params: parsedParams, body: parsedBody };
 }
 
 export function describeProblems(result: RequestValidation): string {
