@@ -277,3 +277,19 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
 export function describeProblems(result: RequestValidation): string {
   return result.problems.map((p) => `${p.where}: ${p.message}`).join('\n');
 }
+
+/**
+ * Problems of a JSON response against its operation's documented responses (status
+ * documented, body valid against the status's schema); empty when it conforms.
+ */
+export function validateResponse(method: string, url: string, status: number, body: unknown): string[] {
+  const { ref } = matchOperation(method, new URL(url, 'http://spec.invalid').pathname);
+  const responses = (ref.op.responses ?? {}) as Doc;
+  const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
+  if (!documented) return [`status ${status} is not documented for ${ref.op.operationId}`];
+  const response = deref<Doc>(ref.bundle.doc, documented);
+  const media = (response.content as Doc | undefined)?.['application/json'] as Doc | undefined;
+  if (!media) return body === undefined || body === '' ? [] : [`status ${status} of ${ref.op.operationId} documents no JSON body`];
+  const { valid, errors } = validatorFor(ref.bundle.name, ref.bundle.doc).validate(media.schema, body);
+  return valid ? [] : [`${ref.op.operationId} ${status}: ${formatErrors(errors)}`];
+}
