@@ -18,7 +18,7 @@ export class IngestionService {
 
   constructor(
     private readonly store: Store,
-    private readonly throttle: Throttle,
+    readonly throttle: Throttle,
     private readonly rules: EventRules,
   ) {}
 
