@@ -152,8 +152,12 @@ export interface UploadContext {
 /** The stored form of a valid event. */
 export function toStoredEvent(event: EventRecord, context: UploadContext, rules: EventRules): StoredEvent {
   const userId = event.user_id ?? null;
-  const price = event.price ?? null;
-  const quantity = event.quantity ?? (price !== null ? 1 : null);
+  // The platform's SDKs send revenue fields as `$price`, `$quantity`, ... event properties.
+  const properties = (event.event_properties ?? {}) as Record<string, unknown>;
+  const numberProperty = (name: string) => (typeof properties[name] === 'number' ? (properties[name] as number) : null);
+  const stringProperty = (name: string) => (typeof properties[name] === 'string' ? (properties[name] as string) : null);
+  const price = event.price ?? numberProperty('$price');
+  const quantity = event.quantity ?? numberProperty('$quantity') ?? (price !== null ? 1 : null);
   const stored: StoredEvent = {
     app_id: context.appId,
     insert_id: event.insert_id ?? null,
@@ -172,12 +176,14 @@ export function toStoredEvent(event: EventRecord, context: UploadContext, rules:
     price,
     quantity,
     // price × quantity wins over a sent revenue (doc 002).
-    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? null),
+    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty('$revenue')),
     location_lat: event.location_lat ?? null,
     location_lng: event.location_lng ?? null,
     ip: event.ip === '$remote' ? context.remoteAddress : (event.ip ?? null),
     plan: event.plan ? Object.fromEntries(Object.entries(event.plan).filter(([k, v]) => ['branch', 'source', 'version'].includes(k) && typeof v === 'string')) : null,
   } as StoredEvent;
   for (const field of STRING_FIELDS) stored[field] = (event[field] as string | undefined) ?? null;
+  stored.productId ??= stringProperty('$productId');
+  stored.revenueType ??= stringProperty('$revenueType');
   return stored;
 }
