@@ -8,11 +8,12 @@ export interface ThrottleLimits {
   dailyLimit: number;
 }
 
+/** Counts of one device or user: (bucket, count) pairs of the buckets still inside the window. */
 interface Counter {
-  seconds: Float64Array;
-  secondCounts: Float64Array;
-  hours: Float64Array;
-  hourCounts: Float64Array;
+  seconds: number[];
+  secondCounts: number[];
+  hours: number[];
+  hourCounts: number[];
   lastSeen: number;
 }
 
@@ -40,27 +41,41 @@ export class Throttle {
   private counter(key: string): Counter {
     let counter = this.counters.get(key);
     if (!counter) {
-      const w = this.limits.windowSeconds;
-      counter = { seconds: new Float64Array(w), secondCounts: new Float64Array(w), hours: new Float64Array(HOURS), hourCounts: new Float64Array(HOURS), lastSeen: 0 };
+      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0 };
       this.counters.set(key, counter);
     }
     return counter;
   }
 
-  private windowCount(counter: Counter | undefined, now: number): number {
-    if (!counter) return 0;
-    const second = Math.floor(now / 1000);
+  /** Sum of the buckets newer than `oldest`. */
+  private static sumSince(buckets: number[], counts: number[], oldest: number): number {
     let total = 0;
-    for (let i = 0; i < counter.seconds.length; i++) if (counter.seconds[i]! > second - counter.seconds.length) total += counter.secondCounts[i]!;
+    for (let i = buckets.length - 1; i >= 0 && buckets[i]! > oldest; i--) total += counts[i]!;
     return total;
   }
 
+  /** Adds `count` to bucket `bucket` and drops the buckets at or before `oldest`. */
+  private static addTo(buckets: number[], counts: number[], bucket: number, count: number, oldest: number): void {
+    const last = buckets.length - 1;
+    if (last >= 0 && buckets[last] === bucket) counts[last]! += count;
+    else {
+      buckets.push(bucket);
+      counts.push(count);
+    }
+    let expired = 0;
+    while (expired < buckets.length && buckets[expired]! <= oldest) expired++;
+    if (expired > 0) {
+      buckets.splice(0, expired);
+      counts.splice(0, expired);
+    }
+  }
+
+  private windowCount(counter: Counter | undefined, now: number): number {
+    return counter ? Throttle.sumSince(counter.seconds, counter.secondCounts, Math.floor(now / 1000) - this.limits.windowSeconds) : 0;
+  }
+
   private dailyCount(counter: Counter | undefined, now: number): number {
-    if (!counter) return 0;
-    const hour = Math.floor(now / HOUR_MS);
-    let total = 0;
-    for (let i = 0; i < HOURS; i++) if (counter.hours[i]! > hour - HOURS) total += counter.hourCounts[i]!;
-    return total;
+    return counter ? Throttle.sumSince(counter.hours, counter.hourCounts, Math.floor(now / HOUR_MS) - HOURS) : 0;
   }
 
   /** Counts per `d:`/`u:` key of one request's events. */
@@ -114,18 +129,8 @@ export class Throttle {
     const hour = Math.floor(now / HOUR_MS);
     for (const [key, entry] of tally) {
       const counter = this.counter(key);
-      const s = second % counter.seconds.length;
-      if (counter.seconds[s] !== second) {
-        counter.seconds[s] = second;
-        counter.secondCounts[s] = 0;
-      }
-      counter.secondCounts[s]! += entry.count;
-      const h = hour % HOURS;
-      if (counter.hours[h] !== hour) {
-        counter.hours[h] = hour;
-        counter.hourCounts[h] = 0;
-      }
-      counter.hourCounts[h]! += entry.count;
+      Throttle.addTo(counter.seconds, counter.secondCounts, second, entry.count, second - this.limits.windowSeconds);
+      Throttle.addTo(counter.hours, counter.hourCounts, hour, entry.count, hour - HOURS);
       counter.lastSeen = now;
     }
     return undefined;
