@@ -9,8 +9,12 @@ import { credentialRule, resolveCaller, type CredentialRule } from './credential
 import { notImplementedOperations, type Caller, type Handlers, type ImplementedOperationId, type OperationId, type Reply } from './handlers.js';
 import type { Tenancy } from './tenancy.js';
 
-/** Turns validation problems into the operation's documented 400 (or 413) answer. */
-export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown) => Reply<K>;
+/**
+ * Turns validation problems into the operation's documented answer (400, 413, or for
+ * operations whose problems may be confined to items, a partial success). `caller` is
+ * known when the credentials travel in headers.
+ */
+export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number) => Reply<K> | Promise<Reply<K>>;
 export type Rejections = { [K in ImplementedOperationId]?: Rejection<K> };
 
 export interface AppOptions {
@@ -127,7 +131,7 @@ async function answerRequest(ref: OperationRef, request: FastifyRequest, options
   const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
   if (problems.length > 0) {
     const reject = options.rejections[id] as Rejection<typeof id> | undefined;
-    return reject ? reject(problems, parsed.body) : error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
+    return reject ? reject(problems, parsed.body, caller, receivedAt) : error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
   }
   if (!caller) {
     const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);

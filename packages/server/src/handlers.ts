@@ -14,7 +14,6 @@ export type OperationId = keyof Operations;
 export const notImplementedOperations = [
   // doc 002, not yet
   'createAttributionEvents',
-  'createFeedbackItems',
   'getVariants',
   'listFlags',
   // docs 000 and 001

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import type { Handlers } from './handlers.js';
 import { DEFAULT_EVENT_RULES, type EventRules } from './ingest/events.js';
 import { Throttle, type ThrottleLimits } from './ingest/throttle.js';
+import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import { JournalledStore } from './store/journalled-store.js';
@@ -70,12 +71,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const pruner = setInterval(() => ingestion.prune(Date.now()), 60_000);
   pruner.unref();
 
+  const feedback = new FeedbackService(store);
   const handlers: Handlers = {
+    createFeedbackItems: feedback.handle,
     createBatchEvents: ingestion.upload,
     createHttpApiEvents: ingestion.upload,
     createGroupIdentifications: ingestion.groupIdentify,
   };
-  const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload };
+  const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
   const appOptions = { tenancy, handlers, rejections, bodyLimits: BODY_LIMITS, defaultBodyLimit: DEFAULT_BODY_LIMIT, logger: config.logger ?? false };
 
   const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts

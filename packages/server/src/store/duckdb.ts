@@ -4,7 +4,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import type { Engine, GroupKey, StoredEvent } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, StoredConversationPart, StoredEvent, StoredFeedbackItem } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -64,6 +64,9 @@ CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
   .join(', ')}, seq BIGINT);
 CREATE TABLE IF NOT EXISTS loaded_segments (name VARCHAR PRIMARY KEY, loaded_at BIGINT);
 CREATE TABLE IF NOT EXISTS user_profiles (app_id INTEGER, user_id VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, user_id));
+CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
+CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
+CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
 CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
 `;
 
@@ -224,6 +227,48 @@ export class DuckDbEngine implements Engine {
         group.group_value,
       ]);
       return rows[0] ? (JSON.parse(rows[0].properties as string) as Record<string, unknown>) : undefined;
+    });
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.serial(async () => {
+      const [item] = await this.rows('SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_items WHERE app_id = ? AND source_id = ? AND unique_id = ?', [appId, sourceId, uniqueId]);
+      if (!item) return undefined;
+      const parts = await this.rows(
+        'SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_parts WHERE app_id = ? AND source_id = ? AND item_id = ? ORDER BY part_order',
+        [appId, sourceId, uniqueId],
+      );
+      return { ...(item as unknown as StoredFeedbackItem), conversation_parts: parts as unknown as StoredConversationPart[] };
+    });
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    const fields = ['body', 'author', 'email', 'user_id', 'url', 'created_at'] as const;
+    const value = (record: Record<string, unknown>, field: string) => (record[field] === undefined ? null : (record[field] as string));
+    // Absent fields keep the stored value; a stored created_at is kept unless one is sent.
+    const updates = (table: string) =>
+      fields.map((f) => (f === 'created_at' ? `created_at = coalesce(?, ${table}.created_at)` : `${f} = coalesce(excluded.${f}, ${table}.${f})`)).join(', ');
+    return this.serial(async () => {
+      await this.connection.run('BEGIN TRANSACTION');
+      try {
+        for (const item of items) {
+          await this.connection.run(
+            `INSERT INTO feedback_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?)) ON CONFLICT DO UPDATE SET ${updates('feedback_items')}`,
+            [appId, sourceId, item.unique_id, ...fields.map((f) => value(item, f)), now, value(item, 'created_at')],
+          );
+          for (const part of item.conversation_parts ?? []) {
+            await this.connection.run(
+              `INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, ${fields.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?))
+               ON CONFLICT DO UPDATE SET ${updates('feedback_parts')}`,
+              [appId, sourceId, item.unique_id, part.unique_id, ...fields.map((f) => value(part, f)), now, value(part, 'created_at')],
+            );
+          }
+        }
+        await this.connection.run('COMMIT');
+      } catch (error) {
+        await this.connection.run('ROLLBACK');
+        throw error;
+      }
     });
   }
 

@@ -6,7 +6,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Journal, type Segment } from './journal.js';
-import type { Engine, GroupKey, Store, StoredEvent } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, Store, StoredEvent, StoredFeedbackItem } from './types.js';
 
 export interface JournalOptions {
   loadIntervalMs: number;
@@ -86,6 +86,14 @@ export class JournalledStore implements Store {
 
   groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined> {
     return this.flush().then(() => this.engine.groupProfile(appId, group));
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.engine.feedbackItem(appId, sourceId, uniqueId);
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    return this.engine.upsertFeedbackItems(appId, sourceId, items, now);
   }
 
   recentInsertIds(since: number): Promise<[number, string, number][]> {

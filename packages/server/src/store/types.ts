@@ -54,6 +54,41 @@ export interface GroupKey {
   group_value: string;
 }
 
+/** A stored feedback item with its conversation parts (in the order first received). */
+export interface StoredFeedbackItem {
+  unique_id: string;
+  body: string | null;
+  author: string | null;
+  email: string | null;
+  user_id: string | null;
+  url: string | null;
+  created_at: string;
+  conversation_parts: StoredConversationPart[];
+}
+
+export interface StoredConversationPart {
+  unique_id: string;
+  body: string;
+  author: string | null;
+  email: string | null;
+  user_id: string | null;
+  url: string | null;
+  created_at: string;
+}
+
+/** An item to upsert: absent fields keep their stored values; parts are upserted by unique_id. */
+export type FeedbackUpsert = Partial<Omit<StoredFeedbackItem, 'unique_id' | 'conversation_parts'>> & {
+  unique_id: string;
+  conversation_parts?: (Partial<StoredConversationPart> & { unique_id: string; body: string })[];
+};
+
+/** Entities other than events (feedback today), written straight to the engine. */
+export interface EntityStore {
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined>;
+  /** Upserts the items in one transaction; resolves once it is committed (durable). */
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void>;
+}
+
 /** Read side shared by every engine (what the handlers and the tests query). */
 export interface StoreReader {
   events(appId: number): Promise<StoredEvent[]>;
@@ -62,7 +97,7 @@ export interface StoreReader {
 }
 
 /** What a storage engine provides underneath the journal. */
-export interface Engine extends StoreReader {
+export interface Engine extends StoreReader, EntityStore {
   /**
    * Loads one sealed journal segment (newline-delimited StoredEvent JSON) and applies its
    * profile operations, recording the segment as loaded in the same transaction, so that a
@@ -76,7 +111,7 @@ export interface Engine extends StoreReader {
 }
 
 /** The store handlers write to: a 200 answer waits for `append`. */
-export interface Store extends StoreReader {
+export interface Store extends StoreReader, EntityStore {
   /** Resolves once the events are durable (journal fsynced). */
   append(events: StoredEvent[]): Promise<void>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
