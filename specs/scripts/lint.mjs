@@ -1,7 +1,8 @@
 // Lints every API of redocly.yaml twice: the split sources and the bundles in dist/,
 // with the project's Spectral ruleset and with Redocly's. Any error fails the run.
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { distDir, listApis, specsDir } from './apis.mjs';
+import { distDir, duplicateOperationIds, listApis, specsDir } from './apis.mjs';
 import { binPath, run } from './run.mjs';
 import { lintFile } from './spectral.mjs';
 
@@ -23,6 +24,11 @@ for (const { name, root } of listApis()) {
     errors += results.filter((r) => r.severity === 0).length;
     console.log(`spectral ${relative(specsDir, file)}: ${results.length} problem(s)`);
   }
+}
+
+for (const { id, apis } of duplicateOperationIds(JSON.parse(readFileSync(join(distDir, 'apis.json'), 'utf8')))) {
+  console.log(`error svc-operation-id-unique: ${id} is the operationId of operations in ${apis.join(', ')}`);
+  errors += 1;
 }
 
 run(binPath('redocly'), ['lint', '--format', 'stylish']);

@@ -2,7 +2,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { rulesetFor } from '../rules/ruleset.js';
-import { listApis } from '../scripts/apis.mjs';
+import { readFileSync } from 'node:fs';
+import { distDir, duplicateOperationIds, listApis } from '../scripts/apis.mjs';
 import { lintFile } from '../scripts/spectral.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -41,5 +42,19 @@ describe('the specs themselves', () => {
   it.each(listApis())('$name sources lint clean', async ({ root }) => {
     const problems = (await lintFile(root, 'sources')).filter((r) => r.severity <= 1);
     expect(problems.map((r) => `${r.code} ${r.path.join('.')}: ${r.message}`)).toEqual([]);
+  });
+});
+
+describe('operationIds across APIs', () => {
+  it('finds an operationId that two APIs use', () => {
+    const index = [
+      { name: 'reporting', operations: ['listEventTypes', 'getFunnel'] },
+      { name: 'taxonomy', operations: ['listEventTypes', 'createEventType'] },
+    ];
+    expect(duplicateOperationIds(index)).toEqual([{ id: 'listEventTypes', apis: ['reporting', 'taxonomy'] }]);
+  });
+
+  it('are unique in the bundles', () => {
+    expect(duplicateOperationIds(JSON.parse(readFileSync(join(distDir, 'apis.json'), 'utf8')))).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@
 //   roles.ts     host role -> the `paths` of every group served by that role
 //   servers.ts   host role -> { standard, eu } default base URLs (from apis.json)
 //   rules.ts     per operation: credential locations, security schemes, form bodies and their
-//                JSON-encoded fields, JSON-encoded and array query parameters
+//                JSON-encoded and delimited array fields, JSON-encoded and array query parameters
+//                (also arrays whose items are JSON text, `x-svc-json-items`), and how a success body is read
 // Everything the client serializes specially comes from these tables, never from hand-kept lists.
 // src/generated/ is gitignored; run `npm run generate` (turbo does it before build).
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -11,7 +12,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { typeJsonParametersBySchema } from '@svc/openapi-validation';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(packageDir, 'src', 'generated');
@@ -50,16 +50,49 @@ function deref(doc, node) {
 }
 
 const isJsonMedia = (mediaType) => /^application\/(.+\+)?json$/.test(mediaType.split(';')[0].trim());
+const isTextMedia = (mediaType) => /^text\//.test(mediaType.split(';')[0].trim());
+
+/**
+ * The schema a JSON-items array parameter's items satisfy: `x-svc-json-items` is a JSON pointer
+ * into the bundle (OpenAPI 3.0 cannot repeat a `content` parameter, so such a parameter is an
+ * array of strings, each JSON text). Only exploded form style can carry JSON items: joined with
+ * commas or spaces they could not be told apart again.
+ */
+function jsonItemsSchema(doc, param, where) {
+  const pointer = param['x-svc-json-items'];
+  if (pointer === undefined) return undefined;
+  const schema = typeof pointer === 'string' && pointer.startsWith('#/') ? deref(doc, { $ref: pointer }) : undefined;
+  if (!schema) throw new Error(`${where}: x-svc-json-items ${JSON.stringify(pointer)} does not point at a schema of the bundle`);
+  if (deref(doc, param.schema)?.type !== 'array' || (param.style ?? 'form') !== 'form' || param.explode === false) {
+    throw new Error(`${where}: x-svc-json-items needs an array parameter in exploded form style`);
+  }
+  return pointer;
+}
+
+/**
+ * How openapi-fetch reads the success body: as text when every success media type is text/*
+ * (e.g. a CSV export), else as JSON (openapi-fetch's default).
+ */
+function successParseAs(doc, op) {
+  const mediaTypes = Object.entries(op.responses ?? {})
+    .filter(([status]) => /^2/.test(status))
+    .flatMap(([, response]) => Object.keys(deref(doc, response)?.content ?? {}));
+  return mediaTypes.length > 0 && mediaTypes.every(isTextMedia) ? 'text' : 'json';
+}
 
 /** Serialization and credential rules of one operation. */
 function operationRule(doc, group, path, method, pathItem, op) {
   const params = [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(doc, p));
-  const query = { json: [], arrays: {} };
+  const query = { json: [], jsonItems: [], arrays: {} };
   for (const param of params) {
     if (param.in !== 'query') continue;
     if (param.content) {
       const mediaType = Object.keys(param.content)[0];
       if (mediaType && isJsonMedia(mediaType)) query.json.push(param.name);
+      continue;
+    }
+    if (jsonItemsSchema(doc, param, `${group}: ${method} ${path} query parameter ${param.name}`)) {
+      query.jsonItems.push(param.name);
       continue;
     }
     const schema = deref(doc, param.schema);
@@ -73,11 +106,18 @@ function operationRule(doc, group, path, method, pathItem, op) {
   const formMedia = bodyMediaTypes.find((m) => m.startsWith('application/x-www-form-urlencoded'));
   if (formMedia) {
     const encoding = requestBody.content[formMedia].encoding ?? {};
+    const formSchema = deref(doc, requestBody.content[formMedia].schema);
     form = {
       mediaType: formMedia,
       jsonFields: Object.entries(encoding)
         .filter(([, enc]) => enc.contentType && isJsonMedia(enc.contentType))
         .map(([field]) => field),
+      // Array fields with a declared style, e.g. `tags` (style form, explode false → `a,b`).
+      arrays: Object.fromEntries(
+        Object.entries(encoding)
+          .filter(([field, enc]) => enc.style && deref(doc, formSchema?.properties?.[field])?.type === 'array')
+          .map(([field, enc]) => [field, { style: enc.style, explode: enc.explode ?? enc.style === 'form' }]),
+      ),
     };
   }
   const schemes = doc.components?.securitySchemes ?? {};
@@ -98,7 +138,41 @@ function operationRule(doc, group, path, method, pathItem, op) {
     jsonBody: bodyMediaTypes.some(isJsonMedia),
     form,
     query,
+    parseAs: successParseAs(doc, op),
   };
+}
+
+/**
+ * openapi-typescript types a parameter described by `content` as `string`, and a JSON-items
+ * array (`x-svc-json-items`) as `string[]`. The client serializes such parameters itself
+ * (JSON.stringify, see rules.ts), so callers pass the values; for the types, each JSON
+ * `content` parameter is rewritten to a `schema` parameter, and each JSON-items array gets the
+ * items schema its extension points at.
+ */
+function typeJsonParametersBySchema(doc) {
+  const copy = structuredClone(doc);
+  const rewrite = (param) => {
+    if (!param || param.$ref) return;
+    const itemsPointer = jsonItemsSchema(copy, param, `parameter ${param.name}`);
+    if (itemsPointer) {
+      param.schema = { ...deref(copy, param.schema), items: { $ref: itemsPointer } };
+      if (Array.isArray(param.example)) param.example = param.example.map((item) => JSON.parse(item));
+      param.description = `${param.description ?? ''}\n\nEach item is sent as JSON text; pass the values, the client serializes them.`.trim();
+      return;
+    }
+    if (!param.content) return;
+    const [mediaType, media] = Object.entries(param.content)[0] ?? [];
+    if (!mediaType || !isJsonMedia(mediaType) || !media.schema) return;
+    param.schema = media.schema;
+    delete param.content;
+    param.description = `${param.description ?? ''}\n\nSent as JSON text; pass the value, the client serializes it.`.trim();
+  };
+  for (const param of Object.values(copy.components?.parameters ?? {})) rewrite(param);
+  for (const item of Object.values(copy.paths ?? {})) {
+    for (const param of item.parameters ?? []) rewrite(param);
+    for (const method of HTTP_METHODS) for (const param of item[method]?.parameters ?? []) rewrite(param);
+  }
+  return copy;
 }
 
 rmSync(outDir, { recursive: true, force: true });

@@ -39,3 +39,47 @@ export { operationRules } from './generated/rules.js';
 export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
 export type * from './generated/roles.js';
+export type { ArrayStyle } from './rule-types.js';
+export type * from './taxonomy.js';
+export {
+  MAX_COHORT_SIZE,
+  MAX_IDS_PER_REQUEST,
+  type Cohort,
+  type CohortDefinition,
+  type CohortError,
+  type CohortExportRequest,
+  type CohortExportStatus,
+  type CohortIdType,
+  type CohortSync,
+  type CohortUpload,
+  type CohortUploadResult,
+  type MembershipChange,
+  type MembershipIdType,
+  type MembershipOperation,
+  type MembershipUpdate,
+  type MembershipUpdateResult,
+} from './cohort-types.js';
+export {
+  CohortExportError,
+  exportCohort,
+  parseCohortCsv,
+  type CohortExport,
+  type CohortExportStage,
+  type CohortMember,
+  type ExportCohortOptions,
+} from './cohort-export.js';
+export {
+  updateCohortMembership,
+  uploadCohort,
+  type CohortRequestFailure,
+  type MembershipChangeInput,
+  type MembershipChangeSummary,
+  type UpdateCohortMembershipOptions,
+  type UpdateCohortMembershipSummary,
+  type UploadCohortInput,
+  type UploadCohortOptions,
+  type UploadCohortSummary,
+} from './cohort-upload.js';
+export { parseCsv } from './csv.js';
+export type * from './annotation-types.js';
+export type * from './reporting.js';

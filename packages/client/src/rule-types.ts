@@ -9,6 +9,12 @@ export type SecuritySchemeRule =
   | { name: string; type: 'http'; scheme: string }
   | { name: string; type: 'apiKey' | 'oauth2' | 'openIdConnect'; in?: 'query' | 'header' | 'cookie'; param?: string };
 
+/** How an array parameter or form field is serialized (OpenAPI `style` and `explode`). */
+export interface ArrayStyle {
+  style: string;
+  explode: boolean;
+}
+
 /** How one operation is serialized and authenticated, read from the bundles by scripts/generate.mjs. */
 export interface OperationRule {
   operationId: string;
@@ -20,12 +26,19 @@ export interface OperationRule {
   security: SecuritySchemeRule[][];
   /** The request body may be JSON. */
   jsonBody: boolean;
-  /** The request body may be form-encoded; `jsonFields` are form fields whose value is JSON text. */
-  form: { mediaType: string; jsonFields: string[] } | null;
+  /**
+   * The request body may be form-encoded; `jsonFields` are form fields whose value is JSON text,
+   * `arrays` the array fields with a declared style (`explode: false` joins the items into one value).
+   */
+  form: { mediaType: string; jsonFields: string[]; arrays: Record<string, ArrayStyle> } | null;
   query: {
     /** Query parameters whose value is JSON text (`content: application/json`). */
     json: string[];
+    /** Array query parameters repeated once per item, each item JSON text (`x-svc-json-items`). */
+    jsonItems: string[];
     /** Array query parameters and their serialization style. */
-    arrays: Record<string, { style: string; explode: boolean }>;
+    arrays: Record<string, ArrayStyle>;
   };
+  /** How the success body is read: `text` when every success media type is text/* (CSV). */
+  parseAs: 'json' | 'text';
 }

@@ -5,14 +5,15 @@ import {
   serializePrimitiveParam,
   type HeadersOptions,
 } from 'openapi-fetch';
-import type { OperationRule } from './rule-types.js';
+import type { ArrayStyle, OperationRule } from './rule-types.js';
 
 const FORM_MEDIA_TYPE = 'application/x-www-form-urlencoded';
 
 /**
  * A query serializer for one operation: parameters with `content: application/json` are sent as
- * JSON text, array parameters with their declared style (`flag_keys` → `a,b`), everything else
- * as openapi-fetch does by default. `extra` entries (injected credentials) are appended.
+ * JSON text, JSON-items arrays once per item as JSON text (`e={…}&e={…}`), array parameters with
+ * their declared style (`flag_keys` → `a,b`), everything else as openapi-fetch does by default.
+ * `extra` entries (injected credentials) are appended.
  */
 export function createOperationQuerySerializer(
   rule: OperationRule['query'],
@@ -24,7 +25,11 @@ export function createOperationQuerySerializer(
     for (const [name, value] of Object.entries(all)) {
       if (value === undefined || value === null) continue;
       if (rule.json.includes(name)) {
-        parts.push(`${encodeURIComponent(name)}=${encodeURIComponent(JSON.stringify(value))}`);
+        parts.push(jsonQueryPart(name, value));
+        continue;
+      }
+      if (rule.jsonItems.includes(name)) {
+        for (const item of Array.isArray(value) ? value : [value]) parts.push(jsonQueryPart(name, item));
         continue;
       }
       if (Array.isArray(value)) {
@@ -48,16 +53,31 @@ export function createOperationQuerySerializer(
   };
 }
 
+/** The separator of each non-exploded array style (`explode: false`). */
+const ARRAY_DELIMITERS: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
+
+function jsonQueryPart(name: string, value: unknown): string {
+  return `${encodeURIComponent(name)}=${encodeURIComponent(JSON.stringify(value))}`;
+}
+
 /**
  * Form-encodes a body: fields the spec declares as JSON (`encoding.<field>.contentType:
- * application/json`) are JSON.stringify'd, arrays repeat the field, other objects are sent as
+ * application/json`) are JSON.stringify'd, arrays declared `explode: false` are joined into one
+ * value (`tags=a,b` for style form), other arrays repeat the field, other objects are sent as
  * JSON text too (the specs declare no other object encoding), primitives as strings.
  */
-export function encodeForm(body: Record<string, unknown>, jsonFields: readonly string[]): string {
+export function encodeForm(
+  body: Record<string, unknown>,
+  jsonFields: readonly string[],
+  arrays: Readonly<Record<string, ArrayStyle>> = {},
+): string {
   const form = new URLSearchParams();
   for (const [name, value] of Object.entries(body)) {
     if (value === undefined || value === null) continue;
+    const arrayStyle = arrays[name];
+    const delimiter = arrayStyle?.explode === false ? ARRAY_DELIMITERS[arrayStyle.style] : undefined;
     if (jsonFields.includes(name)) form.append(name, JSON.stringify(value));
+    else if (Array.isArray(value) && delimiter !== undefined) form.append(name, value.map(String).join(delimiter));
     else if (Array.isArray(value)) for (const item of value) form.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
     else if (typeof value === 'object') form.append(name, JSON.stringify(value));
     else form.append(name, String(value));
@@ -76,14 +96,16 @@ export interface PreparableInit {
   params?: { query?: Record<string, unknown>; [key: string]: unknown };
   bodySerializer?: (body: never, headers?: Headers) => unknown;
   querySerializer?: unknown;
+  parseAs?: string;
   [key: string]: unknown;
 }
 
 /**
  * Adds what an operation's rule asks for to a request's options: the query serializer, the form
- * or JSON body serializer, and the API key in the first place of `x-svc-credentials` that the
- * request can carry (`body` for a JSON body, `form` for a form body, `query` always).
- * Serializers the caller passes explicitly win over these.
+ * or JSON body serializer, how to read the success body (`parseAs: 'text'` for text/* answers
+ * such as CSV), and the API key in the first place of `x-svc-credentials` that the request can
+ * carry (`body` for a JSON body, `form` for a form body, `query` always).
+ * Options the caller passes explicitly win over these.
  */
 export function prepareInit(rule: OperationRule, init: PreparableInit | undefined, apiKey: string | undefined): PreparableInit {
   const next: PreparableInit = { ...(init ?? {}) };
@@ -108,11 +130,12 @@ export function prepareInit(rule: OperationRule, init: PreparableInit | undefine
 
   const defaults: PreparableInit = {
     querySerializer: createOperationQuerySerializer(rule.query, extraQuery),
+    ...(rule.parseAs === 'json' ? {} : { parseAs: rule.parseAs }),
   };
   if (usesForm && rule.form) {
-    const { jsonFields } = rule.form;
+    const { jsonFields, arrays } = rule.form;
     defaults.bodySerializer = (body: never) =>
-      encodeForm(keyIn === 'form' ? { [keyName]: apiKey, ...(body as object) } : (body as Record<string, unknown>), jsonFields);
+      encodeForm(keyIn === 'form' ? { [keyName]: apiKey, ...(body as object) } : (body as Record<string, unknown>), jsonFields, arrays);
     next.headers = mergeHeaders({ 'Content-Type': rule.form.mediaType }, next.headers);
   } else if (usesJson && keyIn === 'body') {
     defaults.bodySerializer = (body: never) => JSON.stringify({ [keyName]: apiKey, ...(body as object) });

@@ -3,7 +3,8 @@
 //
 // - parameters (path, query, header): required ones present; `schema` parameters are
 //   deserialized (form style, explode) and coerced to their primitive type; `content:
-//   application/json` parameters are JSON-parsed and validated against their schema;
+//   application/json` parameters are JSON-parsed and validated against their schema, and so
+//   is each item of an array parameter with `x-svc-json-items` (against the schema it names);
 // - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
 //   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
 //   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
@@ -15,7 +16,7 @@
 // server checks them against its tenancy after this validation (`where: 'credentials'`).
 import type { ErrorObject } from 'ajv';
 import { formatErrors, validatorFor } from './schema.js';
-import { type Doc, type OperationRef, deref, operations } from './specs.js';
+import { type Doc, type OperationRef, deref, matchOperation } from './specs.js';
 
 export interface RawRequest {
   method: string;
@@ -60,21 +61,6 @@ export interface ParsedRequest {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
-export function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
-  for (const ref of operations()) {
-    if (ref.method !== method.toLowerCase()) continue;
-    const names: string[] = [];
-    const pattern = ref.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => {
-      names.push(name);
-      return '([^/]+)';
-    });
-    const m = new RegExp(`^${pattern}$`).exec(path);
-    if (m) {
-      return { ref, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
-    }
-  }
-  throw new Error(`no operation of the specs matches ${method} ${path}`);
-}
 
 /** Type of a (possibly referenced) schema, for coercing text values. */
 function schemaType(doc: Doc, schema: unknown): string | undefined {
@@ -169,6 +155,18 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
       const explode = param.explode ?? (param.style ?? (param.in === 'query' ? 'form' : 'simple')) === 'form';
       const value = deserialize(doc, param.schema, values, explode);
       if (check(where, param.schema, value)) parsedParams.set(`${param.in}:${param.name}`, value);
+      const itemsPointer = param['x-svc-json-items'];
+      if (typeof itemsPointer === 'string') {
+        // An array of JSON texts, one per repetition (OpenAPI 3.0 cannot repeat a `content`
+        // parameter): each item is parsed and checked against the schema the extension names.
+        const items = values.map((text, index) => {
+          const parsed = parseJson(text);
+          if (!parsed.ok) problems.push({ where: `${where} item ${index}`, message: `is not valid JSON (${parsed.error})` });
+          else check(`${where} item ${index}`, { $ref: itemsPointer }, parsed.value);
+          return parsed.ok ? parsed.value : undefined;
+        });
+        parsedParams.set(`${param.in}:${param.name}`, items);
+      }
     }
   }
 

@@ -13,8 +13,9 @@ const ANNOTATIONS = new Set(['example', 'discriminator', 'xml', 'externalDocs', 
 
 /**
  * Converts one OpenAPI 3.0 schema (recursively): `nullable` becomes a `null` type (or an
- * `anyOf` with `{type: 'null'}` when there is no `type`), `example`, `x-*` and other
- * annotations are dropped, local refs are rewritten to `<baseId>#/...`.
+ * `anyOf` with `{type: 'null'}` when there is no `type`), boolean `exclusiveMinimum` /
+ * `exclusiveMaximum` become numeric bounds, `example`, `x-*` and other annotations are
+ * dropped, local refs are rewritten to `<baseId>#/...`.
  */
 export function toJsonSchema(schema: unknown, baseId: string): unknown {
   if (Array.isArray(schema)) return schema.map((s) => toJsonSchema(s, baseId));
@@ -40,6 +41,16 @@ export function toJsonSchema(schema: unknown, baseId: string): unknown {
         break;
       default:
         out[key] = typeof value === 'object' && value !== null ? toJsonSchema(value, baseId) : value;
+    }
+  }
+  // OpenAPI 3.0 writes exclusive bounds as booleans next to minimum/maximum; JSON Schema
+  // draft-07 as the bound itself.
+  for (const [flag, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof input[flag] !== 'boolean') continue;
+    delete out[flag];
+    if (input[flag] && typeof input[bound] === 'number') {
+      out[flag] = input[bound];
+      delete out[bound];
     }
   }
   if (input.nullable === true) {

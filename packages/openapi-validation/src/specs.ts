@@ -91,3 +91,25 @@ export function findOperation(method: string, path: string): OperationRef {
   if (!found) throw new Error(`no operation ${method} ${path} in any bundle`);
   return found;
 }
+
+/**
+ * The operation whose path template matches a concrete path, with the path parameters; a
+ * template without parameters (`/a/list`) wins over one with (`/a/{id}`).
+ */
+export function matchOperation(method: string, path: string): { ref: OperationRef; pathParams: Record<string, string> } {
+  const literal = operations().find((o) => o.method === method.toLowerCase() && o.path === path);
+  if (literal) return { ref: literal, pathParams: {} };
+  for (const ref of operations()) {
+    if (ref.method !== method.toLowerCase()) continue;
+    const names: string[] = [];
+    const pattern = ref.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{([^}]+)\\?\}/g, (_m, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    const m = new RegExp(`^${pattern}$`).exec(path);
+    if (m) {
+      return { ref, pathParams: Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)])) };
+    }
+  }
+  throw new Error(`no operation of the specs matches ${method} ${path}`);
+}

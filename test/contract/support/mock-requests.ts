@@ -1,7 +1,17 @@
 // Requests sent with raw fetch to the Prism mocks, and the two kinds of checks every
 // negative test file runs: requests the spec forbids, and their valid controls.
 import { describe, expect, inject, test } from 'vitest';
-import { type RawRequest, describeProblems, validateRequest, formatErrors, validatorFor, deref, findOperation } from '@svc/openapi-validation';
+import {
+  type OperationRef,
+  type RawRequest,
+  deref,
+  describeProblems,
+  findOperation,
+  formatErrors,
+  matchOperation,
+  validateRequest,
+  validatorFor,
+} from '@svc/openapi-validation';
 
 export type { RawRequest };
 
@@ -44,13 +54,35 @@ export async function send(role: string, request: RawRequest) {
 
 /** Asserts that `body` is what the spec documents for this operation and status. */
 export function expectDocumentedResponse(request: RawRequest, status: number, body: unknown) {
-  const path = new URL(request.url, 'http://x').pathname;
-  const { bundle, op } = findOperation(request.method, path);
+  expectDocumented(matchOperation(request.method, new URL(request.url, 'http://x').pathname).ref, status, body);
+}
+
+/** Same, for an operation named by method and path template (`/api/2/x/{id}`). */
+export function expectDocumentedBody(method: string, path: string, status: number, body: unknown) {
+  expectDocumented(findOperation(method, path), status, body);
+}
+
+function expectDocumented({ bundle, op, method, path }: OperationRef, status: number, body: unknown) {
   const response = deref<Record<string, any>>(bundle.doc, op.responses[String(status)]);
-  expect(response, `${request.method} ${path} documents no ${status} response`).toBeDefined();
+  expect(response, `${method.toUpperCase()} ${path} documents no ${status} response`).toBeDefined();
   const schema = response.content?.['application/json']?.schema;
   const { valid, errors } = validatorFor(bundle.name, bundle.doc).validate(schema, body);
   expect(valid, formatErrors(errors)).toBe(true);
+}
+
+/**
+ * A fetch for the typed clients that records every response's status and Prism's
+ * `sl-violations` header, so a test can assert the mock found nothing to object to.
+ */
+export function recordingFetch() {
+  const seen: { url: string; status: number; violations: string | null }[] = [];
+  const fetchAndRecord: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = input instanceof Request ? input.url : String(input);
+    seen.push({ url, status: response.status, violations: response.headers.get('sl-violations') });
+    return response;
+  };
+  return { fetch: fetchAndRecord, seen };
 }
 
 export interface ForbiddenCase {
