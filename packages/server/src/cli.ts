@@ -1,6 +1,9 @@
 // `svc-server [start] [options]` runs the server; `svc-server admin <command>` manages
 // organizations, projects, deployments and feedback sources in a data directory.
-import { join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
+import { flagFile } from './experiment.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
 import { Tenancy, type Project } from './tenancy.js';
@@ -11,6 +14,7 @@ const USAGE = `Usage:
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
   svc-server admin create-feedback-source APP_ID SOURCE_ID [--type webhook|integration] [--data-dir DIR]
+  svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
   svc-server admin list [--data-dir DIR]
 
 The standard and EU deployments are separate servers with separate data: run one with
@@ -35,7 +39,7 @@ function describeProject(project: Project): string {
   return lines.join('\n');
 }
 
-function admin(tenancy: Tenancy, command: string | undefined, args: string[], type: string): void {
+function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, args: string[], type: string): void {
   const need = (count: number) => {
     if (args.length < count) throw new Error(`admin ${command} needs ${count} argument(s)\n\n${USAGE}`);
   };
@@ -61,6 +65,16 @@ function admin(tenancy: Tenancy, command: string | undefined, args: string[], ty
       if (type !== 'webhook' && type !== 'integration') throw new Error('--type is webhook or integration');
       const source = tenancy.createFeedbackSource(Number(args[0]), args[1]!, type);
       console.log(`feedback source ${source.source_id} (${source.type}) of app_id ${args[0]}`);
+      return;
+    }
+    case 'set-flags': {
+      need(2);
+      if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
+      const flags = compileFlags(JSON.parse(readFileSync(args[1]!, 'utf8')) as AuthoredFlag[]);
+      const target = flagFile(dataDir, Number(args[0]));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(args[1]!, target);
+      console.log(`${flags.length} flag(s) set for app_id ${args[0]}: ${flags.map((f) => f.key).join(', ')}`);
       return;
     }
     case 'list':
@@ -91,7 +105,7 @@ export async function main(argv: string[]): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? join('.svc-data', region));
   const [command = 'start', ...rest] = positionals;
 
-  if (command === 'admin') return admin(new Tenancy(dataDir), rest[0], rest.slice(1), values.type);
+  if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type);
   if (command !== 'start') throw new Error(USAGE);
 
   const fresh = new Tenancy(dataDir);

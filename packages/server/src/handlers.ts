@@ -14,10 +14,6 @@ export type OperationId = keyof Operations;
 export const notImplementedOperations = [
   // doc 002, not yet
   'createAttributionEvents',
-  'getVariants',
-  'listFlags',
-  'getSdkVariants',
-  'listSdkFlags',
   // docs 000 and 001
   'createDeletionRequest',
   'listDeletionJobs',

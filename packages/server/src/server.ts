@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import type { Handlers } from './handlers.js';
 import { DEFAULT_EVENT_RULES, type EventRules } from './ingest/events.js';
 import { Throttle, type ThrottleLimits } from './ingest/throttle.js';
+import { ExperimentService } from './experiment.js';
 import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
 import { DuckDbEngine } from './store/duckdb.js';
@@ -72,7 +73,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   pruner.unref();
 
   const feedback = new FeedbackService(store);
+  const experiment = new ExperimentService(config.dataDir, store, rules);
   const handlers: Handlers = {
+    getVariants: experiment.getVariants,
+    listFlags: experiment.listFlags,
+    getSdkVariants: experiment.getSdkVariants,
+    listSdkFlags: experiment.listSdkFlags,
     createFeedbackItems: feedback.handle,
     createBatchEvents: ingestion.upload,
     createHttpApiEvents: ingestion.upload,
