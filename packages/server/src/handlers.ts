@@ -12,9 +12,7 @@ export type OperationId = keyof Operations;
  * The one place that lists them.
  */
 export const notImplementedOperations = [
-  // doc 002, not yet
-  'createAttributionEvents',
-  // docs 000 and 001
+  // groups of documents 000 and 001
   'createDeletionRequest',
   'listDeletionJobs',
   'deleteDeletionJobEntry',

@@ -20,6 +20,8 @@ export class IngestionService {
     private readonly store: Store,
     readonly throttle: Throttle,
     private readonly rules: EventRules,
+    /** Sees every accepted batch once it is durable (attribution matching). */
+    private readonly onAccepted: (events: StoredEvent[], now: number) => Promise<void> = async () => undefined,
   ) {}
 
   /** Refills the dedupe window from the store (at start-up, after the journal replay). */
@@ -72,6 +74,7 @@ export class IngestionService {
       for (const insertId of reserved) this.insertIds.delete(appId, insertId);
       throw failure;
     }
+    await this.onAccepted(fresh, request.receivedAt);
     return {
       status: 200,
       body: { code: 200, events_ingested: events.length, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },

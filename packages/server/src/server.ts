@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import type { Handlers } from './handlers.js';
 import { DEFAULT_EVENT_RULES, type EventRules } from './ingest/events.js';
 import { Throttle, type ThrottleLimits } from './ingest/throttle.js';
+import { AttributionService } from './attribution.js';
 import { ExperimentService } from './experiment.js';
 import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
@@ -35,6 +36,7 @@ export interface RunningServer {
   tenancy: Tenancy;
   store: JournalledStore;
   ingestion: IngestionService;
+  attribution: AttributionService;
   close(): Promise<void>;
 }
 
@@ -67,14 +69,19 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     onLoadError: (error) => console.error(`loading a journal segment failed (kept for the next try): ${error.message}`),
   });
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
-  const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules);
+  const attribution = new AttributionService(store, rules);
+  const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules, (events, now) => attribution.observe(events, now));
   await ingestion.rebuildInsertIds(Date.now());
-  const pruner = setInterval(() => ingestion.prune(Date.now()), 60_000);
+  const pruner = setInterval(() => {
+    ingestion.prune(Date.now());
+    attribution.prune(Date.now());
+  }, 60_000);
   pruner.unref();
 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
   const handlers: Handlers = {
+    createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
     listFlags: experiment.listFlags,
     getSdkVariants: experiment.getSdkVariants,
@@ -104,6 +111,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     tenancy,
     store,
     ingestion,
+    attribution,
     async close() {
       clearInterval(pruner);
       stopWatching();

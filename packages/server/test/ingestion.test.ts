@@ -208,3 +208,38 @@ describe('profiles', () => {
     expect(unknown.body).toEqual({ code: 400, error: 'Invalid API key' });
   });
 });
+
+describe('attribution', () => {
+  const attribute = (event: Record<string, unknown>) => postForm(`${ingest}/attribution`, { api_key: h.project.api_key, event: JSON.stringify(event) });
+
+  test('an attribution that matches no user is held, then attached when an event with its id arrives', async () => {
+    const answer = await attribute({ event_type: '[Adjust] Install', platform: 'ios', idfa: 'IDFA-HELD-0001', user_properties: { '[Adjust] network': 'search' } });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ code: 200, events_ingested: 1 });
+    expect(h.server.attribution.heldCount()).toBe(1);
+    expect((await stored()).some((e) => e.event_type === '[Adjust] Install')).toBe(false);
+    expect((await upload([{ event_type: 'App Opened', user_id: 'user-attributed', idfa: 'IDFA-HELD-0001' }])).status).toBe(200);
+    const attached = (await stored()).find((e) => e.event_type === '[Adjust] Install')!;
+    expect(attached).toMatchObject({ user_id: 'user-attributed', idfa: 'IDFA-HELD-0001', platform: 'ios' });
+    expect(h.server.attribution.heldCount()).toBe(0);
+  });
+
+  test('an attribution for a known advertising id is attached at once (query parameters work too)', async () => {
+    expect((await upload([{ event_type: 'App Opened', device_id: 'device-android-1', adid: 'ADID-KNOWN-0001' }])).status).toBe(200);
+    const event = encodeURIComponent(JSON.stringify({ event_type: '[Branch] Install', platform: 'android', adid: 'ADID-KNOWN-0001' }));
+    const answer = await send(`${ingest}/attribution?api_key=${h.project.api_key}&event=${event}`, { method: 'POST' });
+    expect(answer.status).toBe(200);
+    expect((await stored()).find((e) => e.event_type === '[Branch] Install')).toMatchObject({ device_id: 'device-android-1' });
+  });
+
+  test('held attributions are dropped after 72 hours; malformed ones get 400', async () => {
+    expect((await attribute({ event_type: '[Adjust] Install', platform: 'ios', idfv: 'IDFV-NEVER-0001' })).status).toBe(200);
+    expect(h.server.attribution.heldCount()).toBe(1);
+    h.server.attribution.prune(Date.now() + 73 * 3_600_000);
+    expect(h.server.attribution.heldCount()).toBe(0);
+    expect((await attribute({ event_type: '[Adjust] Install', platform: 'android', idfa: 'IDFA-WRONG-PLATFORM' })).status).toBe(400);
+    expect((await attribute({ event_type: 'Install', platform: 'ios', idfa: 'IDFA-NO-PREFIX' })).status).toBe(400);
+    const broken = await postForm(`${ingest}/attribution`, { api_key: h.project.api_key, event: '{"event_type":' });
+    expect(broken.body.code).toBe(400);
+  });
+});
