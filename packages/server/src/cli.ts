@@ -1,6 +1,6 @@
 // `svc-server [start] [options]` runs the server; `svc-server admin <command>` manages
 // organizations, projects, deployments and feedback sources in a data directory.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
 import { flagFile } from './experiment.js';
@@ -88,12 +88,17 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
   }
 }
 
-/** A fresh data directory gets a demo organization, project, deployment and feedback source. */
-function createDemo(tenancy: Tenancy): Project {
+/** A fresh data directory gets a demo organization, project, deployment, feedback source and flag. */
+function createDemo(tenancy: Tenancy, dataDir: string): Project {
   const org = tenancy.createOrganization('Demo organization');
   const project = tenancy.createProject(org.id, 'Demo project');
   tenancy.createDeployment(project.app_id, 'demo-deployment');
   tenancy.createFeedbackSource(project.app_id, 'demo-webhook', 'webhook');
+  const demoFlags: AuthoredFlag[] = [{ key: 'demo-flag', variants: { on: {} }, rollout: 50, bucketBy: 'user_id' }];
+  const file = flagFile(dataDir, project.app_id);
+  mkdirSync(dirname(file), { recursive: true });
+  compileFlags(demoFlags); // the authoring format is checked before it is written
+  writeFileSync(file, JSON.stringify(demoFlags, null, 2));
   return tenancy.projectOf(project.app_id)!;
 }
 
@@ -109,7 +114,7 @@ export async function main(argv: string[]): Promise<void> {
   if (command !== 'start') throw new Error(USAGE);
 
   const fresh = new Tenancy(dataDir);
-  const demo = fresh.isEmpty() ? createDemo(fresh) : undefined;
+  const demo = fresh.isEmpty() ? createDemo(fresh, dataDir) : undefined;
   const port = values.port ? Number(values.port) : defaultPort(region);
   const rolePorts = values['port-per-role'] ? Object.fromEntries(hostRoles().map((role, i) => [role, port + i])) : undefined;
   const server = await startServer({ dataDir, host: values.host, port, rolePorts });

@@ -50,7 +50,7 @@ export async function waitForPort(port: number, child?: ChildProcess, timeoutMs 
   throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
 }
 
-async function startProxy(file: string, upstream: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startProxy(file: string, upstream: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const args = [prismBin(), 'proxy', file, upstream, '--host', '127.0.0.1', '--port', String(port), '--errors', '--validate-request', 'false', '--verboseLevel', 'warn'];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
