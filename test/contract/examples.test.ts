@@ -1,8 +1,7 @@
 // Every example of every bundle validates against its schema (Ajv, OpenAPI 3.0 keywords converted).
 import { describe, expect, test } from 'vitest';
 import { collectExamples } from './support/examples.js';
-import { formatErrors, validatorFor } from './support/schema.js';
-import { deref, loadBundles } from './support/specs.js';
+import { formatErrors, validatorFor, deref, loadBundles } from '@svc/openapi-validation';
 
 const bundles = loadBundles();
 

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { mockDistDir } from '@svc/mock';
 import { describe, expect, inject, test } from 'vitest';
-import { loadBundles, specsDistDir } from './support/specs.js';
+import { loadBundles, specsDistDir } from '@svc/openapi-validation';
 
 const urls = inject('mockUrls');
 const bundles = loadBundles();

@@ -2,7 +2,7 @@
 // test asserts the rejection (status and the spec's error shape); where Prism lets them
 // through (a known gap, listed in PRISM_GAPS.md), the test asserts that Prism accepts them,
 // so that it notices when Prism changes, and checks the request with the spec-driven
-// validator of support/request-validator.ts instead.
+// validator of @svc/openapi-validation (packages/openapi-validation) instead.
 import {
   API_KEY,
   BASIC,

@@ -1,5 +1,5 @@
 // Finds every example of a bundle together with the schema it must satisfy.
-import { type Bundle, type Doc, HTTP_METHODS } from './specs.js';
+import { type Bundle, type Doc, HTTP_METHODS } from '@svc/openapi-validation';
 
 export interface ExampleCase {
   /** Where the example is written, e.g. `paths./batch.post.requestBody.content.application/json.examples.x`. */

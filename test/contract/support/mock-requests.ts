@@ -1,9 +1,17 @@
 // Requests sent with raw fetch to the Prism mocks, and the two kinds of checks every
 // negative test file runs: requests the spec forbids, and their valid controls.
 import { describe, expect, inject, test } from 'vitest';
-import { type RawRequest, describeProblems, validateRequest } from './request-validator.js';
-import { formatErrors, validatorFor } from './schema.js';
-import { type OperationRef, deref, findOperation, matchOperation } from './specs.js';
+import {
+  type OperationRef,
+  type RawRequest,
+  deref,
+  describeProblems,
+  findOperation,
+  formatErrors,
+  matchOperation,
+  validateRequest,
+  validatorFor,
+} from '@svc/openapi-validation';
 
 export type { RawRequest };
 

@@ -1,0 +1,4 @@
+export * from './specs.js';
+export * from './schema.js';
+export * from './request-validator.js';
+export * from './typing.js';

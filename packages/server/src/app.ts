@@ -1,0 +1,154 @@
+// The HTTP layer: one Fastify route per operation of the bundles (all host roles, or the
+// ones asked for), request parsing and validation from the spec, credentials, then the
+// typed handler. Bodies are read as text and parsed once, by the spec-driven validator.
+import { createGunzip } from 'node:zlib';
+import type { Transform } from 'node:stream';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { type OperationRef, type RequestProblem, describeProblems, operations, parseOperationRequest } from '@svc/openapi-validation';
+import { credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
+import { notImplementedOperations, type Caller, type Handlers, type ImplementedOperationId, type OperationId, type Reply } from './handlers.js';
+import type { Tenancy } from './tenancy.js';
+
+/**
+ * Turns validation problems into the operation's documented answer (400, 413, or for
+ * operations whose problems may be confined to items, a partial success). `caller` is
+ * known when the credentials travel in headers.
+ */
+export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number) => Reply<K> | Promise<Reply<K>>;
+export type Rejections = { [K in ImplementedOperationId]?: Rejection<K> };
+
+export interface AppOptions {
+  tenancy: Tenancy;
+  handlers: Handlers;
+  rejections: Rejections;
+  /** Host roles whose operations this instance serves; all when absent. */
+  hostRoles?: readonly string[];
+  /** Request body limits (inflated) per operation, bytes; others get `defaultBodyLimit`. */
+  bodyLimits: Partial<Record<OperationId, number>>;
+  defaultBodyLimit: number;
+  logger?: boolean;
+}
+
+const NOT_IMPLEMENTED = new Set<string>(notImplementedOperations);
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+const error = (status: number, message: string): Answer => ({ status, body: { code: status, error: message } });
+
+function credentialFailure(rule: CredentialRule, failure: 'missing' | 'invalid'): Answer {
+  switch (rule.kind) {
+    case 'basic':
+      return failure === 'missing' ? error(401, 'Missing credentials: use HTTP Basic with the API key and the secret key') : error(403, 'Invalid API key or secret key');
+    case 'deploymentKey':
+      return error(401, failure === 'missing' ? 'Missing deployment key: send Authorization: Api-Key <deployment key>' : 'Invalid deployment key');
+    default:
+      return failure === 'missing' ? error(400, 'Missing api_key') : error(400, 'Invalid API key');
+  }
+}
+
+/** Fastify's path syntax for a spec path: `{name}` → `:name`. */
+const routePath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
+
+function splitQuery(url: string): URLSearchParams {
+  const at = url.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+}
+
+function byLocation(params: Map<string, unknown>, location: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of params) if (key.startsWith(`${location}:`)) out[key.slice(location.length + 1)] = value;
+  return out;
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { ignoreDuplicateSlashes: true }, bodyLimit: options.defaultBodyLimit });
+
+  // Bodies stay text: the validator parses JSON and forms once, as the spec describes them.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  // Gzip bodies are inflated on the way in; the route's body limit bounds the inflated size.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if ((request.headers['content-encoding'] ?? '').toLowerCase() !== 'gzip') return payload;
+    const inflated = createGunzip() as Transform & { receivedEncodedLength?: number };
+    inflated.receivedEncodedLength = 0;
+    payload.on('data', (chunk: Buffer) => {
+      inflated.receivedEncodedLength! += chunk.length;
+    });
+    payload.on('error', (e) => inflated.destroy(e));
+    return payload.pipe(inflated);
+  });
+
+  app.setErrorHandler((failure: FastifyError, _request, reply) => {
+    if (failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ code: 413, error: 'Payload too large' });
+    const status = failure.statusCode && failure.statusCode >= 400 ? failure.statusCode : 500;
+    if (status >= 500) app.log.error(failure);
+    return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
+  });
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({ code: 404, error: `No operation at ${request.method} ${request.url.split('?')[0]}` }));
+
+  const roles = options.hostRoles ? new Set(options.hostRoles) : undefined;
+  for (const ref of operations()) {
+    if (roles && !roles.has(ref.bundle.hostRole)) continue;
+    app.route({
+      method: ref.method.toUpperCase() as 'GET',
+      url: routePath(ref.path),
+      bodyLimit: options.bodyLimits[ref.op.operationId as OperationId] ?? options.defaultBodyLimit,
+      handler: async (request, reply) => {
+        const answer = await answerRequest(ref, request, options);
+        const body = answer.body as Record<string, unknown> | undefined;
+        // JSON bodies that carry `code` carry the HTTP status.
+        if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body) body.code = answer.status;
+        return reply.code(answer.status).send(body);
+      },
+    });
+  }
+  return app;
+}
+
+async function answerRequest(ref: OperationRef, request: FastifyRequest, options: AppOptions): Promise<Answer> {
+  const operationId = ref.op.operationId as OperationId;
+  if (NOT_IMPLEMENTED.has(operationId)) return error(501, `${operationId} is not implemented by this server yet`);
+  const id = operationId as ImplementedOperationId;
+  const receivedAt = Date.now();
+  const query = splitQuery(request.raw.url ?? '');
+  const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
+  const rule = credentialRule(ref);
+
+  // Header credentials are checked before the body is looked at.
+  let caller: Caller | undefined;
+  if (rule.kind === 'basic' || rule.kind === 'deploymentKey') {
+    const check = resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
+    if ('failure' in check) return credentialFailure(rule, check.failure);
+    caller = check.caller;
+  }
+
+  const rawBody = typeof request.body === 'string' ? request.body : undefined;
+  const parsed = parseOperationRequest(ref, { query, headers, pathParams: request.params as Record<string, string>, body: rawBody });
+  const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
+  if (problems.length > 0) {
+    const reject = options.rejections[id] as Rejection<typeof id> | undefined;
+    return reject ? reject(problems, parsed.body, caller, receivedAt) : error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
+  }
+  if (!caller) {
+    const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
+    if ('failure' in check) return credentialFailure(rule, check.failure);
+    caller = check.caller;
+  }
+
+  const handler = options.handlers[id] as (r: unknown) => Promise<Answer> | Answer;
+  return handler({
+    operationId: id,
+    body: parsed.body,
+    query: byLocation(parsed.params, 'query'),
+    headers: byLocation(parsed.params, 'header'),
+    path: byLocation(parsed.params, 'path'),
+    caller,
+    receivedAt,
+    payloadBytes: rawBody === undefined ? 0 : Buffer.byteLength(rawBody),
+    remoteAddress: request.ip,
+  });
+}

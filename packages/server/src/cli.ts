@@ -1,0 +1,136 @@
+// `svc-server [start] [options]` runs the server; `svc-server admin <command>` manages
+// organizations, projects, deployments and feedback sources in a data directory.
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
+import { flagFile } from './experiment.js';
+import { parseArgs } from 'node:util';
+import { defaultPort, hostRoles, startServer } from './server.js';
+import { Tenancy, type Project } from './tenancy.js';
+
+const USAGE = `Usage:
+  svc-server [start] [--region standard|eu] [--data-dir DIR] [--host HOST] [--port N] [--port-per-role]
+  svc-server admin create-org NAME [--data-dir DIR]
+  svc-server admin create-project ORG_ID NAME [--data-dir DIR]
+  svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
+  svc-server admin create-feedback-source APP_ID SOURCE_ID [--type webhook|integration] [--data-dir DIR]
+  svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
+  svc-server admin list [--data-dir DIR]
+
+The standard and EU deployments are separate servers with separate data: run one with
+--region standard (port 8000, data in .svc-data/standard) and one with --region eu
+(port 8100, data in .svc-data/eu). --port-per-role binds each host role to its own port
+(the region's port + 0, 1, 2, ... in the order of specs/dist/apis.json).`;
+
+const OPTIONS = {
+  region: { type: 'string', default: 'standard' },
+  'data-dir': { type: 'string' },
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string' },
+  'port-per-role': { type: 'boolean', default: false },
+  type: { type: 'string', default: 'webhook' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+function describeProject(project: Project): string {
+  const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id})`, `  API key:    ${project.api_key}`, `  secret key: ${project.secret_key}`];
+  for (const d of project.deployments) lines.push(`  deployment ${d.name}: ${d.key}`);
+  for (const s of project.feedback_sources) lines.push(`  feedback source ${s.source_id} (${s.type})`);
+  return lines.join('\n');
+}
+
+function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, args: string[], type: string): void {
+  const need = (count: number) => {
+    if (args.length < count) throw new Error(`admin ${command} needs ${count} argument(s)\n\n${USAGE}`);
+  };
+  switch (command) {
+    case 'create-org': {
+      need(1);
+      const org = tenancy.createOrganization(args[0]!);
+      console.log(`organization ${org.name}: id ${org.id}`);
+      return;
+    }
+    case 'create-project':
+      need(2);
+      console.log(describeProject(tenancy.createProject(Number(args[0]), args[1]!)));
+      return;
+    case 'create-deployment': {
+      need(2);
+      const deployment = tenancy.createDeployment(Number(args[0]), args[1]!);
+      console.log(`deployment ${deployment.name} of app_id ${deployment.app_id}: ${deployment.key}`);
+      return;
+    }
+    case 'create-feedback-source': {
+      need(2);
+      if (type !== 'webhook' && type !== 'integration') throw new Error('--type is webhook or integration');
+      const source = tenancy.createFeedbackSource(Number(args[0]), args[1]!, type);
+      console.log(`feedback source ${source.source_id} (${source.type}) of app_id ${args[0]}`);
+      return;
+    }
+    case 'set-flags': {
+      need(2);
+      if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
+      const flags = compileFlags(JSON.parse(readFileSync(args[1]!, 'utf8')) as AuthoredFlag[]);
+      const target = flagFile(dataDir, Number(args[0]));
+      mkdirSync(dirname(target), { recursive: true });
+      copyFileSync(args[1]!, target);
+      console.log(`${flags.length} flag(s) set for app_id ${args[0]}: ${flags.map((f) => f.key).join(', ')}`);
+      return;
+    }
+    case 'list':
+      for (const org of tenancy.organizations) {
+        console.log(`organization ${org.name}: id ${org.id}`);
+        for (const project of tenancy.projects.filter((p) => p.org_id === org.id)) console.log(describeProject(project));
+      }
+      return;
+    default:
+      throw new Error(USAGE);
+  }
+}
+
+/** A fresh data directory gets a demo organization, project, deployment, feedback source and flag. */
+function createDemo(tenancy: Tenancy, dataDir: string): Project {
+  const org = tenancy.createOrganization('Demo organization');
+  const project = tenancy.createProject(org.id, 'Demo project');
+  tenancy.createDeployment(project.app_id, 'demo-deployment');
+  tenancy.createFeedbackSource(project.app_id, 'demo-webhook', 'webhook');
+  const demoFlags: AuthoredFlag[] = [{ key: 'demo-flag', variants: { on: {} }, rollout: 50, bucketBy: 'user_id' }];
+  const file = flagFile(dataDir, project.app_id);
+  mkdirSync(dirname(file), { recursive: true });
+  compileFlags(demoFlags); // the authoring format is checked before it is written
+  writeFileSync(file, JSON.stringify(demoFlags, null, 2));
+  return tenancy.projectOf(project.app_id)!;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  if (values.help) return console.log(USAGE);
+  const region = values.region;
+  if (region !== 'standard' && region !== 'eu') throw new Error('--region is standard or eu');
+  const dataDir = resolve(values['data-dir'] ?? join('.svc-data', region));
+  const [command = 'start', ...rest] = positionals;
+
+  if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type);
+  if (command !== 'start') throw new Error(USAGE);
+
+  const fresh = new Tenancy(dataDir);
+  const demo = fresh.isEmpty() ? createDemo(fresh, dataDir) : undefined;
+  const port = values.port ? Number(values.port) : defaultPort(region);
+  const rolePorts = values['port-per-role'] ? Object.fromEntries(hostRoles().map((role, i) => [role, port + i])) : undefined;
+  const server = await startServer({ dataDir, host: values.host, port, rolePorts });
+  console.log(`svc-server (${region}) with data in ${dataDir}`);
+  for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);
+  if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${describeProject(demo)}`);
+  else console.log('\nProjects and keys: npx svc-server admin list');
+  const stop = () => {
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,189 @@
+// Doc 002's per-event rules: the 400 body of an upload (request-level `missing_field`, per
+// field the indexes of events with invalid or missing values), and the stored form of an
+// accepted event (derived device_id, default time, revenue, tracked groups).
+import { createHash } from 'node:crypto';
+import type { RequestProblem } from '@svc/openapi-validation';
+import type { components } from '../generated/ingestion.js';
+import type { StoredEvent } from '../store/types.js';
+
+export type EventRecord = components['schemas']['EventRecord'];
+export type UploadRequest = components['schemas']['EventUploadRequest'];
+export type InvalidUploadError = components['schemas']['InvalidUploadError'];
+
+export interface EventRules {
+  maxEventsPerRequest: number;
+  maxPropertyDepth: number;
+  maxGroupTypes: number;
+  maxGroups: number;
+  defaultMinIdLength: number;
+}
+
+export const DEFAULT_EVENT_RULES: EventRules = {
+  maxEventsPerRequest: 2000,
+  maxPropertyDepth: 40,
+  maxGroupTypes: 5,
+  maxGroups: 10,
+  defaultMinIdLength: 5,
+};
+
+const PROPERTY_OBJECTS = ['event_properties', 'user_properties', 'group_properties'] as const;
+
+/** Nesting depth of objects and arrays (a flat object is 1); stops counting past `limit`. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+class IndexesByField {
+  readonly map: Record<string, number[]> = {};
+  add(field: string, index: number): void {
+    const list = (this.map[field] ??= []);
+    if (!list.includes(index)) list.push(index);
+  }
+  get empty(): boolean {
+    return Object.keys(this.map).length === 0;
+  }
+}
+
+/**
+ * The 400 body for an upload whose schema validation found `problems` or whose events break
+ * the rules the schema cannot express (id length, property depth); undefined when valid.
+ */
+export function uploadProblems(body: unknown, problems: RequestProblem[], rules: EventRules): InvalidUploadError | undefined {
+  const invalid = new IndexesByField();
+  const missing = new IndexesByField();
+  for (const problem of problems) {
+    if (problem.where === 'credentials') return { code: 400, error: 'Request missing required field', missing_field: 'api_key' };
+    if (problem.where !== 'body' || !problem.errors) return { code: 400, error: `Invalid request: ${problem.message}` };
+    for (const error of problem.errors) {
+      const [, top, index, field] = error.instancePath.split('/');
+      if (top === undefined) {
+        if (error.keyword === 'required') {
+          return { code: 400, error: 'Request missing required field', missing_field: String(error.params.missingProperty) };
+        }
+        return { code: 400, error: `Invalid request: ${problem.message}` };
+      }
+      if (top !== 'events') return { code: 400, error: `Invalid request: ${problem.message}` };
+      if (index === undefined) return { code: 400, error: 'Invalid request: events must be a non-empty array' };
+      if (field !== undefined) invalid.add(field, Number(index));
+      else if (error.keyword === 'required') missing.add(String(error.params.missingProperty), Number(index));
+      else if (error.keyword === 'type') invalid.add('event', Number(index));
+    }
+  }
+  const request = body as UploadRequest;
+  if (Array.isArray(request?.events)) {
+    const minIdLength = request.options?.min_id_length ?? rules.defaultMinIdLength;
+    request.events.forEach((event, index) => {
+      if (event === null || typeof event !== 'object') return;
+      for (const id of ['user_id', 'device_id'] as const) {
+        const value = event[id];
+        if (typeof value === 'string' && value.length < minIdLength) invalid.add(id, index);
+      }
+      for (const name of PROPERTY_OBJECTS) {
+        if (depthExceeds(event[name], rules.maxPropertyDepth)) invalid.add(name, index);
+      }
+    });
+  }
+  if (missing.empty && invalid.empty) return undefined;
+  const answer: InvalidUploadError = { code: 400, error: missing.empty ? 'Request has events with invalid fields' : 'Request missing required field' };
+  if (!invalid.empty) answer.events_with_invalid_fields = invalid.map;
+  if (!missing.empty) answer.events_with_missing_fields = missing.map;
+  return answer;
+}
+
+/** The device_id of an event sent without one: a hash of its user_id. */
+export function deviceIdFor(userId: string): string {
+  return createHash('sha256').update(userId).digest('hex').slice(0, 32);
+}
+
+/** Keeps the first `maxGroupTypes` group types and the first `maxGroups` group names in all. */
+export function trackedGroups(groups: Record<string, string | string[]> | undefined, rules: EventRules): Record<string, string | string[]> | null {
+  if (!groups) return null;
+  const tracked: Record<string, string | string[]> = {};
+  let remaining = rules.maxGroups;
+  for (const [groupType, value] of Object.entries(groups).slice(0, rules.maxGroupTypes)) {
+    if (remaining === 0) break;
+    if (Array.isArray(value)) {
+      tracked[groupType] = value.slice(0, remaining);
+      remaining -= (tracked[groupType] as string[]).length;
+    } else {
+      tracked[groupType] = value;
+      remaining--;
+    }
+  }
+  return tracked;
+}
+
+const STRING_FIELDS = [
+  'app_version',
+  'platform',
+  'os_name',
+  'os_version',
+  'device_brand',
+  'device_manufacturer',
+  'device_model',
+  'carrier',
+  'country',
+  'region',
+  'city',
+  'dma',
+  'language',
+  'productId',
+  'revenueType',
+  'currency',
+  'idfa',
+  'idfv',
+  'adid',
+  'android_id',
+] as const;
+
+export interface UploadContext {
+  appId: number;
+  receivedAt: number;
+  remoteAddress: string;
+}
+
+/** The stored form of a valid event. */
+export function toStoredEvent(event: EventRecord, context: UploadContext, rules: EventRules): StoredEvent {
+  const userId = event.user_id ?? null;
+  // The platform's SDKs send revenue fields as `$price`, `$quantity`, ... event properties.
+  const properties = (event.event_properties ?? {}) as Record<string, unknown>;
+  const numberProperty = (name: string) => (typeof properties[name] === 'number' ? (properties[name] as number) : null);
+  const stringProperty = (name: string) => (typeof properties[name] === 'string' ? (properties[name] as string) : null);
+  const price = event.price ?? numberProperty('$price');
+  const quantity = event.quantity ?? numberProperty('$quantity') ?? (price !== null ? 1 : null);
+  const stored: StoredEvent = {
+    app_id: context.appId,
+    insert_id: event.insert_id ?? null,
+    event_type: event.event_type,
+    user_id: userId,
+    device_id: event.device_id ?? (userId !== null ? deviceIdFor(userId) : null),
+    time: event.time ?? context.receivedAt,
+    server_upload_time: context.receivedAt,
+    session_id: event.session_id ?? null,
+    event_id: event.event_id ?? null,
+    event_properties: event.event_properties ?? null,
+    user_properties: event.user_properties ?? null,
+    groups: trackedGroups(event.groups, rules),
+    group_properties: event.event_type === '$groupidentify' ? (event.group_properties ?? null) : null,
+    skip_user_properties_sync: event.$skip_user_properties_sync ?? false,
+    price,
+    quantity,
+    // price × quantity wins over a sent revenue (doc 002).
+    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty('$revenue')),
+    location_lat: event.location_lat ?? null,
+    location_lng: event.location_lng ?? null,
+    ip: event.ip === '$remote' ? context.remoteAddress : (event.ip ?? null),
+    plan: event.plan ? Object.fromEntries(Object.entries(event.plan).filter(([k, v]) => ['branch', 'source', 'version'].includes(k) && typeof v === 'string')) : null,
+  } as StoredEvent;
+  for (const field of STRING_FIELDS) stored[field] = (event[field] as string | undefined) ?? null;
+  stored.productId ??= stringProperty('$productId');
+  stored.revenueType ??= stringProperty('$revenueType');
+  return stored;
+}

@@ -1,0 +1,100 @@
+// Handlers of the ingestion group: event uploads (`/2/httpapi`, `/batch`) and group
+// identification. An accepted request is acknowledged once its events are in the journal.
+import type { RequestProblem } from '@svc/openapi-validation';
+import type { components } from './generated/ingestion.js';
+import type { HandlerRequest, Reply } from './handlers.js';
+import { InsertIdWindow } from './ingest/dedupe.js';
+import { type EventRules, type UploadRequest, toStoredEvent, uploadProblems } from './ingest/events.js';
+import type { Throttle } from './ingest/throttle.js';
+import type { Store, StoredEvent } from './store/types.js';
+
+type UploadOperation = 'createBatchEvents' | 'createHttpApiEvents';
+type GroupIdentification = components['schemas']['GroupIdentification'];
+
+export const DEDUPE_WINDOW_MS = 7 * 24 * 3_600_000;
+
+export class IngestionService {
+  readonly insertIds = new InsertIdWindow(DEDUPE_WINDOW_MS);
+
+  constructor(
+    private readonly store: Store,
+    readonly throttle: Throttle,
+    private readonly rules: EventRules,
+    /** Sees every accepted batch once it is durable (attribution matching). */
+    private readonly onAccepted: (events: StoredEvent[], now: number) => Promise<void> = async () => undefined,
+  ) {}
+
+  /** Refills the dedupe window from the store (at start-up, after the journal replay). */
+  async rebuildInsertIds(now: number): Promise<void> {
+    for (const [appId, insertId, receivedAt] of await this.store.recentInsertIds(now - DEDUPE_WINDOW_MS)) this.insertIds.add(appId, insertId, receivedAt);
+  }
+
+  prune(now: number): void {
+    this.insertIds.prune(now);
+    this.throttle.prune(now);
+  }
+
+  /** 413 above the event count, else the documented 400 body. */
+  rejectUpload = (problems: RequestProblem[], body: unknown): Reply<UploadOperation> => {
+    const events = (body as Partial<UploadRequest> | undefined)?.events;
+    if (Array.isArray(events) && events.length > this.rules.maxEventsPerRequest) {
+      return { status: 413, body: { code: 413, error: `Payload too large: at most ${this.rules.maxEventsPerRequest} events per request` } };
+    }
+    return { status: 400, body: uploadProblems(body, problems, this.rules) ?? { code: 400, error: 'Invalid request' } };
+  };
+
+  upload = async (request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation>> => {
+    const body = request.body as UploadRequest;
+    const invalid = uploadProblems(body, [], this.rules);
+    if (invalid) return { status: 400, body: invalid };
+    const appId = request.caller.project!.app_id;
+    const context = { appId, receivedAt: request.receivedAt, remoteAddress: request.remoteAddress };
+    const events = body.events.map((event) => toStoredEvent(event, context, this.rules));
+    const verdict = this.throttle.admit(appId, events, request.receivedAt);
+    if (verdict) {
+      return { status: 429, body: { code: 429, error: 'Too many requests for some devices and users', eps_threshold: this.throttle.limits.epsThreshold, ...verdict } };
+    }
+    // Check and reserve insert_ids in one synchronous step: a concurrent retry of the same
+    // batch sees them reserved and stores nothing twice.
+    const fresh: StoredEvent[] = [];
+    const reserved: string[] = [];
+    for (const event of events) {
+      if (event.insert_id !== null) {
+        if (this.insertIds.has(appId, event.insert_id)) continue;
+        this.insertIds.add(appId, event.insert_id, request.receivedAt);
+        reserved.push(event.insert_id);
+      }
+      fresh.push(event);
+    }
+    try {
+      // Also when everything was a duplicate: the answer then waits for the earlier
+      // writes in the journal, so a retry is never acknowledged before the original.
+      await this.store.append(fresh);
+    } catch (failure) {
+      for (const insertId of reserved) this.insertIds.delete(appId, insertId);
+      throw failure;
+    }
+    await this.onAccepted(fresh, request.receivedAt);
+    return {
+      status: 200,
+      body: { code: 200, events_ingested: events.length, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },
+    };
+  };
+
+  groupIdentify = async (request: HandlerRequest<'createGroupIdentifications'>): Promise<Reply<'createGroupIdentifications'>> => {
+    const identification = request.body.identification as GroupIdentification | GroupIdentification[];
+    const items = Array.isArray(identification) ? identification : [identification];
+    const appId = request.caller.project!.app_id;
+    // Journalled as `$groupidentify` records without user or device, like the event of
+    // that type, so that one path (journal → engine) applies every group change.
+    const records = items.map((item) =>
+      toStoredEvent(
+        { event_type: '$groupidentify', groups: { [item.group_type]: item.group_value }, group_properties: item.group_properties } as never,
+        { appId, receivedAt: request.receivedAt, remoteAddress: request.remoteAddress },
+        this.rules,
+      ),
+    );
+    await this.store.append(records);
+    return { status: 200, body: { code: 200, identifications_ingested: items.length, server_upload_time: request.receivedAt } };
+  };
+}

@@ -1,0 +1,122 @@
+// Starting and stopping a server: data directory, tenancy, store (journal + DuckDB),
+// ingestion rules, and the HTTP listeners (one for every host role, or one per role).
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { loadBundles } from '@svc/openapi-validation';
+import { buildApp } from './app.js';
+import type { Handlers } from './handlers.js';
+import { DEFAULT_EVENT_RULES, type EventRules } from './ingest/events.js';
+import { Throttle, type ThrottleLimits } from './ingest/throttle.js';
+import { AttributionService } from './attribution.js';
+import { ExperimentService } from './experiment.js';
+import { FeedbackService } from './feedback.js';
+import { IngestionService } from './ingestion.js';
+import { DuckDbEngine } from './store/duckdb.js';
+import { JournalledStore } from './store/journalled-store.js';
+import { Tenancy } from './tenancy.js';
+
+export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000 };
+
+export interface ServerConfig {
+  dataDir: string;
+  host: string;
+  /** One listener for every host role on `port`, or one per role (`hostRole → port`). */
+  port: number;
+  rolePorts?: Record<string, number>;
+  throttle?: Partial<ThrottleLimits>;
+  rules?: Partial<EventRules>;
+  /** How often journal segments are sealed and loaded into DuckDB. */
+  loadIntervalMs?: number;
+  logger?: boolean;
+}
+
+export interface RunningServer {
+  /** Base URL per host role. */
+  urls: Record<string, string>;
+  tenancy: Tenancy;
+  store: JournalledStore;
+  ingestion: IngestionService;
+  attribution: AttributionService;
+  close(): Promise<void>;
+}
+
+const BODY_LIMITS = {
+  createBatchEvents: 20 * 1024 * 1024,
+  createHttpApiEvents: 20 * 1024 * 1024,
+  createFeedbackItems: 5 * 1024 * 1024,
+};
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Every host role of the bundles. */
+export function hostRoles(): string[] {
+  return [...new Set(loadBundles().map((bundle) => bundle.hostRole))];
+}
+
+/** The default port of a region: the one its server entries in the specs name. */
+export function defaultPort(region: 'standard' | 'eu'): number {
+  const urls = loadBundles().flatMap((bundle) => bundle.servers.filter((server) => server.region === region).map((server) => new URL(server.url)));
+  return Number(urls[0]?.port || (region === 'eu' ? 8100 : 8000));
+}
+
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const tenancy = new Tenancy(config.dataDir);
+  const stopWatching = tenancy.watch();
+  const engine = await DuckDbEngine.open(config.dataDir);
+  const store = await JournalledStore.open(engine, config.dataDir, {
+    loadIntervalMs: config.loadIntervalMs ?? 2000,
+    segmentBytes: 64 * 1024 * 1024,
+    onLoadError: (error) => console.error(`loading a journal segment failed (kept for the next try): ${error.message}`),
+  });
+  const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
+  const attribution = new AttributionService(store, rules);
+  const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules, (events, now) => attribution.observe(events, now));
+  await ingestion.rebuildInsertIds(Date.now());
+  const pruner = setInterval(() => {
+    ingestion.prune(Date.now());
+    attribution.prune(Date.now());
+  }, 60_000);
+  pruner.unref();
+
+  const feedback = new FeedbackService(store);
+  const experiment = new ExperimentService(config.dataDir, store, rules);
+  const handlers: Handlers = {
+    createAttributionEvents: attribution.handle,
+    getVariants: experiment.getVariants,
+    listFlags: experiment.listFlags,
+    getSdkVariants: experiment.getSdkVariants,
+    listSdkFlags: experiment.listSdkFlags,
+    createFeedbackItems: feedback.handle,
+    createBatchEvents: ingestion.upload,
+    createHttpApiEvents: ingestion.upload,
+    createGroupIdentifications: ingestion.groupIdentify,
+  };
+  const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
+  const appOptions = { tenancy, handlers, rejections, bodyLimits: BODY_LIMITS, defaultBodyLimit: DEFAULT_BODY_LIMIT, logger: config.logger ?? false };
+
+  const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts
+    ? Object.keys(config.rolePorts).map((role) => ({ app: buildApp({ ...appOptions, hostRoles: [role] }), roles: [role] }))
+    : [{ app: buildApp(appOptions), roles: hostRoles() }];
+  const urls: Record<string, string> = {};
+  for (const { app, roles } of listeners) {
+    const port = config.rolePorts ? config.rolePorts[roles[0]!]! : config.port;
+    await app.listen({ host: config.host, port });
+    const address = app.server.address();
+    const bound = typeof address === 'object' && address ? address.port : port;
+    for (const role of roles) urls[role] = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${bound}`;
+  }
+
+  return {
+    urls,
+    tenancy,
+    store,
+    ingestion,
+    attribution,
+    async close() {
+      clearInterval(pruner);
+      stopWatching();
+      for (const { app } of listeners) await app.close();
+      await store.close();
+    },
+  };
+}

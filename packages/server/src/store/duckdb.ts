@@ -1,0 +1,284 @@
+// The DuckDB engine: events land in one table straight from journal segments (read_json in
+// SQL, several times faster than row-by-row appends); user and group profiles are small
+// tables updated from the `$identify` / `$groupidentify` rows of each segment.
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { join } from 'node:path';
+import { applyPropertyOperations } from '../ingest/profile-operations.js';
+import type { Engine, FeedbackUpsert, GroupKey, StoredConversationPart, StoredEvent, StoredFeedbackItem } from './types.js';
+
+/** Column → DuckDB type; the order of StoredEvent's fields. */
+export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
+  app_id: 'INTEGER',
+  insert_id: 'VARCHAR',
+  event_type: 'VARCHAR',
+  user_id: 'VARCHAR',
+  device_id: 'VARCHAR',
+  time: 'BIGINT',
+  server_upload_time: 'BIGINT',
+  session_id: 'BIGINT',
+  event_id: 'BIGINT',
+  event_properties: 'JSON',
+  user_properties: 'JSON',
+  groups: 'JSON',
+  group_properties: 'JSON',
+  skip_user_properties_sync: 'BOOLEAN',
+  price: 'DOUBLE',
+  quantity: 'INTEGER',
+  revenue: 'DOUBLE',
+  productId: 'VARCHAR',
+  revenueType: 'VARCHAR',
+  currency: 'VARCHAR',
+  location_lat: 'DOUBLE',
+  location_lng: 'DOUBLE',
+  ip: 'VARCHAR',
+  idfa: 'VARCHAR',
+  idfv: 'VARCHAR',
+  adid: 'VARCHAR',
+  android_id: 'VARCHAR',
+  plan: 'JSON',
+  app_version: 'VARCHAR',
+  platform: 'VARCHAR',
+  os_name: 'VARCHAR',
+  os_version: 'VARCHAR',
+  device_brand: 'VARCHAR',
+  device_manufacturer: 'VARCHAR',
+  device_model: 'VARCHAR',
+  carrier: 'VARCHAR',
+  country: 'VARCHAR',
+  region: 'VARCHAR',
+  city: 'VARCHAR',
+  dma: 'VARCHAR',
+  language: 'VARCHAR',
+};
+
+const JSON_COLUMNS = Object.entries(EVENT_COLUMNS)
+  .filter(([, type]) => type === 'JSON')
+  .map(([name]) => name);
+const quote = (name: string) => `"${name}"`;
+const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
+const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
+  .map(([name, type]) => `${quote(name)} ${type}`)
+  .join(', ')}, seq BIGINT);
+CREATE TABLE IF NOT EXISTS loaded_segments (name VARCHAR PRIMARY KEY, loaded_at BIGINT);
+CREATE TABLE IF NOT EXISTS user_profiles (app_id INTEGER, user_id VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, user_id));
+CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
+CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
+CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
+CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
+`;
+
+type Row = Record<string, unknown>;
+
+function parseJsonColumns(row: Row): StoredEvent {
+  for (const name of JSON_COLUMNS) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name] as string);
+  for (const name of ['app_id', 'time', 'server_upload_time', 'session_id', 'event_id', 'quantity']) {
+    if (typeof row[name] === 'bigint') row[name] = Number(row[name]);
+  }
+  delete row.seq;
+  return row as unknown as StoredEvent;
+}
+
+export class DuckDbEngine implements Engine {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(dataDir: string): Promise<DuckDbEngine> {
+    // Checkpoints run in the background loader's transactions, never on the request path.
+    // One DuckDB thread: on a 2-core machine the second core stays with the request path
+    // (measured: 28k → 44k acknowledged events/s with the loader running).
+    const instance = await DuckDBInstance.create(join(dataDir, 'events.duckdb'), { threads: '1' });
+    const connection = await instance.connect();
+    await connection.run(SCHEMA);
+    return new DuckDbEngine(instance, connection);
+  }
+
+  /** One statement sequence at a time on the single connection. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async rows(sql: string, values?: (string | number)[]): Promise<Row[]> {
+    const reader = await this.connection.runAndReadAll(sql, values);
+    return reader.getRowObjectsJS() as Row[];
+  }
+
+  isLoaded(name: string): Promise<boolean> {
+    return this.serial(async () => (await this.rows('SELECT 1 FROM loaded_segments WHERE name = ?', [name])).length > 0);
+  }
+
+  loadSegment(path: string, name: string): Promise<void> {
+    return this.serial(async () => {
+      const columns = `{${Object.entries(EVENT_COLUMNS)
+        .map(([column, type]) => `${sqlString(column)}: ${sqlString(type)}`)
+        .join(', ')}}`;
+      await this.connection.run('BEGIN TRANSACTION');
+      try {
+        // ignore_errors: a crash can leave a torn last line, which was never acknowledged.
+        await this.connection.run(
+          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${columns}, ignore_errors = true)`,
+        );
+        await this.connection.run(`INSERT INTO events (${columnList}, seq) SELECT ${columnList}, seq FROM segment`);
+        await this.applyUserProfiles();
+        await this.applyGroupProfiles();
+        await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
+        await this.connection.run('DROP TABLE segment');
+        await this.connection.run('COMMIT');
+      } catch (error) {
+        await this.connection.run('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  private async applyUserProfiles(): Promise<void> {
+    const rows = await this.rows(
+      `SELECT app_id, coalesce(user_id, device_id) AS id, user_properties, time FROM segment
+       WHERE event_type = '$identify' AND user_properties IS NOT NULL AND NOT coalesce(skip_user_properties_sync, false) ORDER BY seq`,
+    );
+    const profiles = new Map<string, { app_id: number; id: string; properties: Row; time: number }>();
+    for (const row of rows) {
+      const key = `${row.app_id}\u0000${row.id}`;
+      let profile = profiles.get(key);
+      if (!profile) {
+        const stored = await this.rows('SELECT properties FROM user_profiles WHERE app_id = ? AND user_id = ?', [row.app_id as number, row.id as string]);
+        profile = { app_id: row.app_id as number, id: row.id as string, properties: stored[0] ? JSON.parse(stored[0].properties as string) : {}, time: 0 };
+        profiles.set(key, profile);
+      }
+      profile.properties = applyPropertyOperations(profile.properties, JSON.parse(row.user_properties as string));
+      profile.time = Number(row.time);
+    }
+    for (const p of profiles.values()) {
+      await this.connection.run('INSERT OR REPLACE INTO user_profiles VALUES (?, ?, ?, ?)', [p.app_id, p.id, JSON.stringify(p.properties), p.time]);
+    }
+  }
+
+  private async applyGroupProfiles(): Promise<void> {
+    const rows = await this.rows(
+      `SELECT app_id, groups, group_properties, time FROM segment
+       WHERE event_type = '$groupidentify' AND groups IS NOT NULL AND group_properties IS NOT NULL ORDER BY seq`,
+    );
+    const profiles = new Map<string, { app_id: number; group: GroupKey; properties: Row; time: number }>();
+    for (const row of rows) {
+      const operations = JSON.parse(row.group_properties as string) as Row;
+      for (const [groupType, values] of Object.entries(JSON.parse(row.groups as string) as Record<string, string | string[]>)) {
+        for (const groupValue of Array.isArray(values) ? values : [values]) {
+          const key = JSON.stringify([row.app_id, groupType, groupValue]);
+          let profile = profiles.get(key);
+          if (!profile) {
+            const stored = await this.rows('SELECT properties FROM group_profiles WHERE app_id = ? AND group_type = ? AND group_value = ?', [
+              row.app_id as number,
+              groupType,
+              groupValue,
+            ]);
+            profile = {
+              app_id: row.app_id as number,
+              group: { group_type: groupType, group_value: groupValue },
+              properties: stored[0] ? JSON.parse(stored[0].properties as string) : {},
+              time: 0,
+            };
+            profiles.set(key, profile);
+          }
+          profile.properties = applyPropertyOperations(profile.properties, operations);
+          profile.time = Number(row.time);
+        }
+      }
+    }
+    for (const p of profiles.values()) {
+      await this.connection.run('INSERT OR REPLACE INTO group_profiles VALUES (?, ?, ?, ?, ?)', [
+        p.app_id,
+        p.group.group_type,
+        p.group.group_value,
+        JSON.stringify(p.properties),
+        p.time,
+      ]);
+    }
+  }
+
+  recentInsertIds(since: number): Promise<[number, string, number][]> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ?', [since]);
+      return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
+    });
+  }
+
+  events(appId: number): Promise<StoredEvent[]> {
+    return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY rowid', [appId])).map(parseJsonColumns));
+  }
+
+  userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT properties FROM user_profiles WHERE app_id = ? AND user_id = ?', [appId, userId]);
+      return rows[0] ? (JSON.parse(rows[0].properties as string) as Record<string, unknown>) : undefined;
+    });
+  }
+
+  groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT properties FROM group_profiles WHERE app_id = ? AND group_type = ? AND group_value = ?', [
+        appId,
+        group.group_type,
+        group.group_value,
+      ]);
+      return rows[0] ? (JSON.parse(rows[0].properties as string) as Record<string, unknown>) : undefined;
+    });
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.serial(async () => {
+      const [item] = await this.rows('SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_items WHERE app_id = ? AND source_id = ? AND unique_id = ?', [appId, sourceId, uniqueId]);
+      if (!item) return undefined;
+      const parts = await this.rows(
+        'SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_parts WHERE app_id = ? AND source_id = ? AND item_id = ? ORDER BY part_order',
+        [appId, sourceId, uniqueId],
+      );
+      return { ...(item as unknown as StoredFeedbackItem), conversation_parts: parts as unknown as StoredConversationPart[] };
+    });
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    const fields = ['body', 'author', 'email', 'user_id', 'url', 'created_at'] as const;
+    const value = (record: Record<string, unknown>, field: string) => (record[field] === undefined ? null : (record[field] as string));
+    // Absent fields keep the stored value; a stored created_at is kept unless one is sent.
+    const updates = (table: string) =>
+      fields.map((f) => (f === 'created_at' ? `created_at = coalesce(?, ${table}.created_at)` : `${f} = coalesce(excluded.${f}, ${table}.${f})`)).join(', ');
+    return this.serial(async () => {
+      await this.connection.run('BEGIN TRANSACTION');
+      try {
+        for (const item of items) {
+          await this.connection.run(
+            `INSERT INTO feedback_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?)) ON CONFLICT DO UPDATE SET ${updates('feedback_items')}`,
+            [appId, sourceId, item.unique_id, ...fields.map((f) => value(item, f)), now, value(item, 'created_at')],
+          );
+          for (const part of item.conversation_parts ?? []) {
+            await this.connection.run(
+              `INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, ${fields.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?))
+               ON CONFLICT DO UPDATE SET ${updates('feedback_parts')}`,
+              [appId, sourceId, item.unique_id, part.unique_id, ...fields.map((f) => value(part, f)), now, value(part, 'created_at')],
+            );
+          }
+        }
+        await this.connection.run('COMMIT');
+      } catch (error) {
+        await this.connection.run('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.serial(async () => {
+      await this.connection.run('CHECKPOINT');
+      this.connection.closeSync();
+      this.instance.closeSync();
+    });
+  }
+}

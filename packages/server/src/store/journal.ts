@@ -1,0 +1,113 @@
+// Append-only journal in front of the storage engine. A batch is acknowledged once its lines
+// are written and fsynced; batches arriving while a write is in flight share the next fsync
+// (group commit). Segments are sealed (rotated) and handed to the engine in the background.
+import { mkdirSync, readdirSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+
+interface PendingWrite {
+  data: Buffer;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export interface Segment {
+  name: string;
+  path: string;
+}
+
+const SEGMENT_PATTERN = /^(\d{15})-(\d{6})\.ndjson$/;
+
+export class Journal {
+  private handle: FileHandle | undefined;
+  private current: Segment | undefined;
+  private currentBytes = 0;
+  private pending: PendingWrite[] = [];
+  private flushing: Promise<void> | undefined;
+  private writing: Promise<void> | undefined;
+  private sequence = 0;
+  private lastStamp = 0;
+
+  constructor(readonly dir: string) {
+    mkdirSync(dir, { recursive: true });
+  }
+
+  /** Segments left on disk, oldest first (a previous run's, at start-up). */
+  existingSegments(): Segment[] {
+    return readdirSync(this.dir)
+      .filter((name) => SEGMENT_PATTERN.test(name))
+      .sort()
+      .map((name) => ({ name, path: join(this.dir, name) }));
+  }
+
+  /** Bytes written to the open segment. */
+  get openBytes(): number {
+    return this.currentBytes;
+  }
+
+  async openNewSegment(): Promise<void> {
+    // Names sort in creation order and never repeat, also across restarts (time-stamped).
+    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
+    const name = `${String(this.lastStamp).padStart(15, '0')}-${String(this.sequence++ % 1e6).padStart(6, '0')}.ndjson`;
+    const path = join(this.dir, name);
+    const handle = await open(path, 'a');
+    // Swapped together, synchronously: a write never sees one without the other.
+    this.current = { name, path };
+    this.handle = handle;
+    this.currentBytes = 0;
+  }
+
+  /** Resolves when `data` is on disk. */
+  append(data: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ data, resolve, reject });
+      if (!this.flushing) this.flushing = this.flushLoop();
+    });
+  }
+
+  private async flushLoop(): Promise<void> {
+    // Let every request handled in this tick queue its lines first.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      this.writing = this.write(this.handle!, batch);
+      await this.writing;
+    }
+    this.flushing = undefined;
+  }
+
+  private async write(handle: FileHandle, batch: PendingWrite[]): Promise<void> {
+    try {
+      const data = Buffer.concat(batch.map((w) => w.data));
+      await handle.write(data);
+      await handle.datasync();
+      if (handle === this.handle) this.currentBytes += data.length;
+      for (const w of batch) w.resolve();
+    } catch (error) {
+      for (const w of batch) w.reject(error as Error);
+    }
+  }
+
+  /**
+   * Seals the open segment and opens a new one; returns the sealed segment once the last
+   * write into it is on disk (nothing when it is empty).
+   */
+  async rotate(): Promise<Segment | undefined> {
+    if (this.currentBytes === 0 && !this.flushing) return undefined;
+    const sealed = this.current;
+    const sealedHandle = this.handle;
+    await this.openNewSegment();
+    // Writes started from now on go to the new segment; wait for one still on the old.
+    await this.writing;
+    await sealedHandle?.close();
+    return sealed;
+  }
+
+  async close(): Promise<Segment | undefined> {
+    while (this.flushing) await this.flushing;
+    await this.handle?.close();
+    this.handle = undefined;
+    return this.currentBytes > 0 ? this.current : undefined;
+  }
+}

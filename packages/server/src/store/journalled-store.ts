@@ -1,0 +1,110 @@
+// The journal in front of an engine: `append` answers once the lines are fsynced; a
+// background loop seals the open segment every `loadIntervalMs` (or sooner when it grows
+// past `segmentBytes`) and loads sealed segments into the engine in large chunks, then
+// deletes them. At start-up, segments a crash left behind are loaded unless the engine
+// recorded them as loaded already.
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Journal, type Segment } from './journal.js';
+import type { Engine, FeedbackUpsert, GroupKey, Store, StoredEvent, StoredFeedbackItem } from './types.js';
+
+export interface JournalOptions {
+  loadIntervalMs: number;
+  segmentBytes: number;
+  /** Called when a background load fails; the segment stays on disk for the next try. */
+  onLoadError: (error: Error) => void;
+}
+
+export class JournalledStore implements Store {
+  private readonly journal: Journal;
+  private timer: NodeJS.Timeout | undefined;
+  private loading: Promise<void> = Promise.resolve();
+  private readonly sealed: Segment[] = [];
+
+  private constructor(
+    private readonly engine: Engine,
+    dataDir: string,
+    private readonly options: JournalOptions,
+  ) {
+    this.journal = new Journal(join(dataDir, 'journal'));
+  }
+
+  static async open(engine: Engine, dataDir: string, options: JournalOptions): Promise<JournalledStore> {
+    const store = new JournalledStore(engine, dataDir, options);
+    for (const segment of store.journal.existingSegments()) await store.loadAndDelete(segment);
+    await store.journal.openNewSegment();
+    store.timer = setInterval(() => void store.loadInBackground(), options.loadIntervalMs);
+    store.timer.unref();
+    return store;
+  }
+
+  get reader(): Engine {
+    return this.engine;
+  }
+
+  private async loadAndDelete(segment: Segment): Promise<void> {
+    if (!(await this.engine.isLoaded(segment.name))) await this.engine.loadSegment(segment.path, segment.name);
+    await unlink(segment.path);
+  }
+
+  /** Seals the open segment and loads every sealed one, one load at a time. */
+  private loadInBackground(): Promise<void> {
+    this.loading = this.loading.then(async () => {
+      const segment = await this.journal.rotate();
+      if (segment) this.sealed.push(segment);
+      while (this.sealed.length > 0) {
+        try {
+          await this.loadAndDelete(this.sealed[0]!);
+          this.sealed.shift();
+        } catch (error) {
+          this.options.onLoadError(error as Error);
+          return;
+        }
+      }
+    });
+    return this.loading;
+  }
+
+  async append(events: StoredEvent[]): Promise<void> {
+    let text = '';
+    for (const event of events) text += JSON.stringify(event) + '\n';
+    await this.journal.append(Buffer.from(text));
+    if (this.journal.openBytes >= this.options.segmentBytes) void this.loadInBackground();
+  }
+
+  flush(): Promise<void> {
+    return this.loadInBackground();
+  }
+
+  events(appId: number): Promise<StoredEvent[]> {
+    return this.flush().then(() => this.engine.events(appId));
+  }
+
+  userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined> {
+    return this.flush().then(() => this.engine.userProfile(appId, userId));
+  }
+
+  groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined> {
+    return this.flush().then(() => this.engine.groupProfile(appId, group));
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.engine.feedbackItem(appId, sourceId, uniqueId);
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    return this.engine.upsertFeedbackItems(appId, sourceId, items, now);
+  }
+
+  recentInsertIds(since: number): Promise<[number, string, number][]> {
+    return this.engine.recentInsertIds(since);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.loading;
+    const last = await this.journal.close();
+    if (last) await this.loadAndDelete(last);
+    await this.engine.close();
+  }
+}

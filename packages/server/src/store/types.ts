@@ -1,0 +1,122 @@
+// The storage interface the handlers see. An engine (DuckDB today) implements `Engine`;
+// `JournalledStore` puts the durable journal in front of any engine.
+
+/** Property operations of `$identify` / `$groupidentify` (plain keys count as `$set`). */
+export type PropertyOperations = Record<string, unknown>;
+
+/** One event as stored: the record after the ingestion rules (ids, time, revenue, groups). */
+export interface StoredEvent {
+  app_id: number;
+  insert_id: string | null;
+  event_type: string;
+  user_id: string | null;
+  device_id: string | null;
+  time: number;
+  server_upload_time: number;
+  session_id: number | null;
+  event_id: number | null;
+  event_properties: Record<string, unknown> | null;
+  user_properties: PropertyOperations | null;
+  groups: Record<string, string | string[]> | null;
+  group_properties: PropertyOperations | null;
+  skip_user_properties_sync: boolean;
+  price: number | null;
+  quantity: number | null;
+  revenue: number | null;
+  productId: string | null;
+  revenueType: string | null;
+  currency: string | null;
+  location_lat: number | null;
+  location_lng: number | null;
+  ip: string | null;
+  idfa: string | null;
+  idfv: string | null;
+  adid: string | null;
+  android_id: string | null;
+  plan: Record<string, string> | null;
+  app_version: string | null;
+  platform: string | null;
+  os_name: string | null;
+  os_version: string | null;
+  device_brand: string | null;
+  device_manufacturer: string | null;
+  device_model: string | null;
+  carrier: string | null;
+  country: string | null;
+  region: string | null;
+  city: string | null;
+  dma: string | null;
+  language: string | null;
+}
+
+export interface GroupKey {
+  group_type: string;
+  group_value: string;
+}
+
+/** A stored feedback item with its conversation parts (in the order first received). */
+export interface StoredFeedbackItem {
+  unique_id: string;
+  body: string | null;
+  author: string | null;
+  email: string | null;
+  user_id: string | null;
+  url: string | null;
+  created_at: string;
+  conversation_parts: StoredConversationPart[];
+}
+
+export interface StoredConversationPart {
+  unique_id: string;
+  body: string;
+  author: string | null;
+  email: string | null;
+  user_id: string | null;
+  url: string | null;
+  created_at: string;
+}
+
+/** An item to upsert: absent fields keep their stored values; parts are upserted by unique_id. */
+export type FeedbackUpsert = Partial<Omit<StoredFeedbackItem, 'unique_id' | 'conversation_parts'>> & {
+  unique_id: string;
+  conversation_parts?: (Partial<StoredConversationPart> & { unique_id: string; body: string })[];
+};
+
+/** Entities other than events (feedback today), written straight to the engine. */
+export interface EntityStore {
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined>;
+  /** Upserts the items in one transaction; resolves once it is committed (durable). */
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void>;
+}
+
+/** Read side shared by every engine (what the handlers and the tests query). */
+export interface StoreReader {
+  events(appId: number): Promise<StoredEvent[]>;
+  userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined>;
+  groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined>;
+}
+
+/** What a storage engine provides underneath the journal. */
+export interface Engine extends StoreReader, EntityStore {
+  /**
+   * Loads one sealed journal segment (newline-delimited StoredEvent JSON) and applies its
+   * profile operations, recording the segment as loaded in the same transaction, so that a
+   * crash between load and deletion of the file never loads it twice.
+   */
+  loadSegment(path: string, name: string): Promise<void>;
+  isLoaded(name: string): Promise<boolean>;
+  /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
+  recentInsertIds(since: number): Promise<[number, string, number][]>;
+  close(): Promise<void>;
+}
+
+/** The store handlers write to: a 200 answer waits for `append`. */
+export interface Store extends StoreReader, EntityStore {
+  /** Resolves once the events are durable (journal fsynced). */
+  append(events: StoredEvent[]): Promise<void>;
+  /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
+  recentInsertIds(since: number): Promise<[number, string, number][]>;
+  /** Makes everything appended so far visible to the read side. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}

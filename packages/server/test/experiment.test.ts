@@ -1,0 +1,57 @@
+// Experiment evaluation against the running server, every answer through Prism.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { flagFile } from '../src/experiment.js';
+import { type Harness, startHarness } from './support/harness.js';
+import { send } from './support/http.js';
+
+let h: Harness;
+let auth: Record<string, string>;
+beforeAll(async () => {
+  h = await startHarness(['experiment']);
+  auth = { authorization: `Api-Key ${h.deployment.key}` };
+  const file = flagFile(h.dataDir, h.project.app_id);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { key: 'new-checkout', type: 'experiment', experimentKey: 'exp-1', variants: { treatment: {} }, rules: [{ name: 'Germany', when: [{ property: 'country', op: 'is', values: ['Germany'] }], variant: 'treatment' }], rollout: 0 },
+      { key: 'dark-mode', bucketBy: 'user_id', variants: { on: {} } },
+    ]),
+  );
+});
+afterAll(() => h?.close());
+
+const get = (path: string, headers = auth) => send(`${h.proxied.experiment}${path}`, { headers });
+
+test('/v1/vardata evaluates the deployment flags and records assignment and exposure events', async () => {
+  const targeted = await get(`/v1/vardata?user_id=user-exp-1&context=${encodeURIComponent(JSON.stringify({ country: 'Germany' }))}`, { ...auth, 'X-Svc-Exp-Exposure-Track': 'track' });
+  expect(targeted.status).toBe(200);
+  expect(targeted.body['new-checkout']).toMatchObject({ key: 'treatment', expKey: 'exp-1' });
+  expect(targeted.body['dark-mode']).toMatchObject({ key: 'on' });
+  const outside = await get('/v1/vardata?user_id=user-exp-2&flag_keys=new-checkout', { ...auth, 'X-Svc-Exp-Track': 'no-track' });
+  expect(outside.body).toEqual({});
+  const events = (await h.server.store.events(h.project.app_id)).filter((e) => e.event_type.startsWith('[Experiment]'));
+  expect(events.map((e) => [e.event_type, e.user_id])).toEqual([
+    ['[Experiment] Assignment', 'user-exp-1'],
+    ['[Experiment] Exposure', 'user-exp-1'],
+    ['[Experiment] Exposure', 'user-exp-1'],
+  ]);
+});
+
+test('bad context is 400; a missing or unknown deployment key is 401', async () => {
+  expect((await get('/v1/vardata?user_id=user-exp-1&context=%7Bnot-json')).status).toBe(400);
+  expect((await get('/v1/vardata?user_id=user-exp-1', {})).status).toBe(401);
+  expect((await get('/v1/flags', { authorization: 'Api-Key server-unknown' })).status).toBe(401);
+});
+
+test('/v1/flags and the SDK paths answer from the same flags', async () => {
+  const flags = await get('/v1/flags?flag_keys=dark-mode');
+  expect(flags.body.map((f: { key: string }) => f.key)).toEqual(['dark-mode']);
+  const sdkFlags = await get('/sdk/v2/flags');
+  expect(sdkFlags.body.map((f: { key: string }) => f.key).sort()).toEqual(['dark-mode', 'new-checkout']);
+  const user = Buffer.from(JSON.stringify({ user_id: 'user-exp-3', country: 'Germany' })).toString('base64url');
+  const sdk = await get('/sdk/v2/vardata', { ...auth, 'X-Amp-Exp-User': user });
+  expect(sdk.body['new-checkout']).toMatchObject({ key: 'treatment' });
+});

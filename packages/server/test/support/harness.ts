@@ -1,0 +1,86 @@
+// Starts the server in this process on a temporary data directory and a free port, with a
+// Prism proxy (`prism proxy <role document> <server> --errors`) in front of it for each
+// host role a test file uses: every answer that reaches a test through the proxy conforms
+// to the spec, or the proxy turns it into an error the test sees. Request validation stays
+// off in the proxy: the server's own validation is what the tests exercise.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { freePort, prepareDocuments } from '@svc/mock';
+import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
+import type { Deployment, Project } from '../../src/tenancy.js';
+
+export interface Harness {
+  server: RunningServer;
+  dataDir: string;
+  project: Project;
+  otherProject: Project;
+  deployment: Deployment;
+  /** Base URL of the proxy in front of each requested host role. */
+  proxied: Record<string, string>;
+  /** Base URL of the server itself (for requests Prism cannot forward, e.g. gzip bodies). */
+  direct: string;
+  close(): Promise<void>;
+}
+
+function prismBin(): string {
+  const require = createRequire(import.meta.url);
+  const pkgFile = require.resolve('@stoplight/prism-cli/package.json');
+  const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { bin: string | Record<string, string> };
+  return join(dirname(pkgFile), typeof pkg.bin === 'string' ? pkg.bin : pkg.bin.prism!);
+}
+
+export async function waitForPort(port: number, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`process exited early with ${child.exitCode}`);
+    const open = await new Promise<boolean>((ok) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => {
+        socket.destroy();
+        ok(true);
+      });
+      socket.on('error', () => ok(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
+}
+
+export async function startProxy(file: string, upstream: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const args = [prismBin(), 'proxy', file, upstream, '--host', '127.0.0.1', '--port', String(port), '--errors', '--validate-request', 'false', '--verboseLevel', 'warn'];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
+  await waitForPort(port, child);
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+export async function startHarness(roles: string[], config: Partial<ServerConfig> = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-server-test-'));
+  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 200, ...config });
+  const org = server.tenancy.createOrganization('Test organization');
+  const project = server.tenancy.createProject(org.id, 'Test project');
+  const otherProject = server.tenancy.createProject(org.id, 'Other project');
+  const deployment = server.tenancy.createDeployment(project.app_id, 'test-deployment');
+  server.tenancy.createFeedbackSource(project.app_id, 'test-webhook', 'webhook');
+  server.tenancy.createFeedbackSource(project.app_id, 'test-integration', 'integration');
+  const documents = prepareDocuments({ outDir: join(dataDir, 'prism') });
+  const proxies = await Promise.all(roles.map((role) => startProxy(documents[role]!.file, server.urls[role]!)));
+  return {
+    server,
+    dataDir,
+    project: server.tenancy.projectOf(project.app_id)!,
+    otherProject,
+    deployment,
+    proxied: Object.fromEntries(roles.map((role, i) => [role, proxies[i]!.url])),
+    direct: server.urls[roles[0] ?? 'ingest']!,
+    async close() {
+      for (const { child } of proxies) child.kill('SIGTERM');
+      await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// Ingest benchmark: starts the server (its own process, fresh data directory), then runs
+// the client process several times (each: BATCHES bodies of 2000 events, CONCURRENCY in
+// flight, fresh insert_ids) and prints events/s and per-batch p50/p99 for the acknowledged
+// (durable, deduplicated) uploads and for JSON.parse alone, with the median of the runs.
+//   node scripts/bench/ingest/run.mjs [--runs 5] [--batches 100] [--concurrency 8]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Tenancy } from '../../../packages/server/dist/tenancy.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = join(here, '../../../packages/server/bin/svc-server.mjs');
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, batches: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' } } });
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+async function waitForPort(port) {
+  for (let i = 0; i < 300; i++) {
+    const open = await new Promise((ok) => net.connect({ port, host: '127.0.0.1' }, function () { this.destroy(); ok(true); }).on('error', () => ok(false)));
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the server did not start');
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const tenancy = new Tenancy(dataDir);
+const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
+const port = await freePort();
+const server = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+try {
+  await waitForPort(port);
+  const results = [];
+  for (let run = 0; run < Number(values.runs); run++) {
+    const out = execFileSync(process.execPath, [join(here, 'client.mjs'), `http://127.0.0.1:${port}`, project.api_key, `r${run}`, values.batches, values.concurrency], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const result = JSON.parse(out.trim().split('\n').pop());
+    results.push(result);
+    console.log(`run ${run + 1}: upload ${result.upload.eventsPerSecond} events/s (p50 ${result.upload.p50.toFixed(1)} ms, p99 ${result.upload.p99.toFixed(1)} ms); JSON.parse ${result.parse.eventsPerSecond} events/s (p50 ${result.parse.p50.toFixed(1)} ms, p99 ${result.parse.p99.toFixed(1)} ms)`);
+  }
+  const median = (pick) => {
+    const sorted = results.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)];
+  };
+  console.log(`\nmedian of ${results.length} runs, ${values.batches} batches of 2000 events each, ${values.concurrency} in flight:`);
+  console.log(`  acknowledged (durable, dedupe on): ${median((r) => r.upload.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.upload.p50).toFixed(1)} ms, p99 ${median((r) => r.upload.p99).toFixed(1)} ms`);
+  console.log(`  JSON.parse alone:                  ${median((r) => r.parse.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.parse.p50).toFixed(1)} ms, p99 ${median((r) => r.parse.p99).toFixed(1)} ms`);
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+}
