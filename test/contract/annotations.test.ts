@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { mockAppClient, operationLog } from './support/client-calls.js';
 import { BASIC, type ForbiddenCase, type ValidCase, forbiddenRequests, get, json, validRequests } from './support/mock-requests.js';
-import { bundle } from './support/specs.js';
+import { bundle } from '@svc/openapi-validation';
 
 const log = operationLog();
 const app = mockAppClient();

@@ -9,30 +9,23 @@ import {
   uploadEvents,
   type EventRecord,
 } from '@svc/client';
-import { afterEach, describe, expect, inject, test } from 'vitest';
-import { API_KEY, expectDocumentedBody, recordingFetch } from './support/mock-requests.js';
+import { describe, expect, inject, test } from 'vitest';
+import { acceptedByPrism } from './support/client-checks.js';
+import { API_KEY, expectDocumentedBody } from './support/mock-requests.js';
 
 const urls = inject('mockUrls');
-const recorder = recordingFetch();
+const checkedFetch = acceptedByPrism();
 const credentials = { apiKey: API_KEY, secretKey: 'secret-key-0123', deploymentKey: 'server-deployment-key-0123' };
 
-const ingest = createIngestClient({ ...credentials, baseUrl: urls.ingest, fetch: recorder.fetch });
-const app = createAppClient({ ...credentials, baseUrl: urls.app, fetch: recorder.fetch });
-const experiment = createExperimentClient({ ...credentials, baseUrl: urls.experiment, fetch: recorder.fetch });
+const ingest = createIngestClient({ ...credentials, baseUrl: urls.ingest, fetch: checkedFetch });
+const app = createAppClient({ ...credentials, baseUrl: urls.app, fetch: checkedFetch });
+const experiment = createExperimentClient({ ...credentials, baseUrl: urls.experiment, fetch: checkedFetch });
 
 const events: EventRecord[] = [
   { event_type: 'Page Viewed', user_id: 'alice@example.com', time: 1_700_000_000_000, event_properties: { path: '/pricing' } },
   { event_type: 'Song Purchased', device_id: 'C8F9E604-F01A-4BD9-95C6-8E5357DF265D', price: 1.99, quantity: 2, revenue_type: 'song' },
   { event_type: '$identify', user_id: 'alice@example.com', user_properties: { $set: { plan: 'pro' }, $add: { logins: 1 } } },
 ];
-
-afterEach(() => {
-  for (const { url, status, violations } of recorder.seen) {
-    expect(violations, `Prism found violations in the request to ${url}`).toBeNull();
-    expect(status, `Prism answered ${status} to ${url}`).toBeLessThan(300);
-  }
-  recorder.seen.length = 0;
-});
 
 describe('ingest host role', () => {
   test('POST /2/httpapi with events and options', async () => {

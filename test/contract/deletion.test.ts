@@ -16,7 +16,7 @@ import {
   send,
   validRequests,
 } from './support/mock-requests.js';
-import { validateRequest } from './support/request-validator.js';
+import { validateRequest } from '@svc/openapi-validation';
 
 const app = (fetch?: typeof globalThis.fetch) =>
   createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 'secret-key-0123', ...(fetch ? { fetch } : {}) });

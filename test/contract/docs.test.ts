@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { operations, loadBundles } from './support/specs.js';
+import { operations, loadBundles } from '@svc/openapi-validation';
 
 const CHROMIUM = '/usr/bin/chromium';
 const siteFile = (name: string) => fileURLToPath(import.meta.resolve(`@svc/specs/site/${name}`));

@@ -12,9 +12,7 @@ import {
   query,
   validRequests,
 } from './support/mock-requests.js';
-import { describeProblems, validateRequest } from './support/request-validator.js';
-import { formatErrors, validatorFor } from './support/schema.js';
-import { bundle, deref } from './support/specs.js';
+import { describeProblems, validateRequest, formatErrors, validatorFor, bundle, deref } from '@svc/openapi-validation';
 
 const reporting = bundle('reporting');
 const validator = validatorFor(reporting.name, reporting.doc);

@@ -19,8 +19,7 @@ import {
   send,
   validRequests,
 } from './support/mock-requests.js';
-import { validateRequest } from './support/request-validator.js';
-import { bundle, findOperation } from './support/specs.js';
+import { validateRequest, bundle, findOperation } from '@svc/openapi-validation';
 
 const LIST = '/api/1/session-replays';
 const FILES = '/api/1/session-replays/files';

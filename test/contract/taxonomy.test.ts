@@ -18,8 +18,7 @@ import {
   send,
   validRequests,
 } from './support/mock-requests.js';
-import { describeProblems, validateRequest } from './support/request-validator.js';
-import { bundle, HTTP_METHODS } from './support/specs.js';
+import { describeProblems, validateRequest, bundle, HTTP_METHODS } from '@svc/openapi-validation';
 
 const taxonomy = bundle('taxonomy');
 const recorder = recordingFetch();

@@ -1,8 +1,7 @@
 // Checks for tests that drive the typed clients (and their helpers) against the mocks.
 import { afterEach, expect } from 'vitest';
 import { recordingFetch } from './mock-requests.js';
-import { formatErrors, validatorFor } from './schema.js';
-import { bundle } from './specs.js';
+import { formatErrors, validatorFor, bundle } from '@svc/openapi-validation';
 
 /**
  * A fetch for the typed clients whose every request Prism must accept: after each test of the

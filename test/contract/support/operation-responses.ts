@@ -4,20 +4,7 @@
 // validate against the schema of the answer's media type, documented required headers
 // must be present.
 import { expect } from 'vitest';
-import { formatErrors, validatorFor } from './schema.js';
-import { type Doc, type OperationRef, deref, operations } from './specs.js';
-
-function templateMatches(template: string, path: string): boolean {
-  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
-  return new RegExp(`^${pattern}$`).test(path);
-}
-
-/** The operation serving `method path` (a concrete path, no query). */
-export function operationAt(method: string, path: string): OperationRef {
-  const found = operations().filter((o) => o.method === method.toLowerCase() && templateMatches(o.path, path));
-  if (found.length !== 1) throw new Error(`${found.length} operations match ${method} ${path}`);
-  return found[0]!;
-}
+import { formatErrors, validatorFor, type Doc, type OperationRef, deref, matchOperation } from '@svc/openapi-validation';
 
 /** The parts of an answer that are checked (a fetch `Response` has them). */
 export interface Answer {
@@ -28,7 +15,7 @@ export interface Answer {
 
 /** Asserts that `response` (whose body was read as `body`) is what the spec documents for it. */
 export function expectSpecResponse(method: string, response: Answer, body: unknown): OperationRef {
-  const ref = operationAt(method, new URL(response.url).pathname);
+  const { ref } = matchOperation(method, new URL(response.url).pathname);
   const documented = deref<Doc | undefined>(ref.bundle.doc, ref.op.responses[String(response.status)]);
   expect(documented, `${ref.op.operationId} documents no ${response.status} answer`).toBeDefined();
   for (const [name, header] of Object.entries((documented!.headers ?? {}) as Doc)) {
