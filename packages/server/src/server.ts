@@ -15,7 +15,8 @@ import { DuckDbEngine } from './store/duckdb.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
 
-export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000 };
+// silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
+export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000, silenceSeconds: 15 };
 
 export interface ServerConfig {
   dataDir: string;

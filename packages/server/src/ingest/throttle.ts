@@ -1,11 +1,15 @@
 // Per-device and per-user rate limits of event uploads: events per second averaged over a
 // window (1000 over 30 s), and events per rolling 24 hours counted in one-hour buckets
-// (500,000). Counts are per project; a rejected request is not counted.
+// (500,000). Counts are per project; a rejected request is not counted. A device still
+// over a limit that sends again within `silenceSeconds` of being refused ignores the
+// advice to wait and is judged to be spamming: it is silenced (the 400 throttling detail)
+// until it stays quiet that long.
 
 export interface ThrottleLimits {
   epsThreshold: number;
   windowSeconds: number;
   dailyLimit: number;
+  silenceSeconds: number;
 }
 
 /** Counts of one device or user: (bucket, count) pairs of the buckets still inside the window. */
@@ -15,6 +19,8 @@ interface Counter {
   hours: number[];
   hourCounts: number[];
   lastSeen: number;
+  /** When a request of this device or user was last refused (0: never). */
+  refusedAt: number;
 }
 
 const HOURS = 24;
@@ -26,6 +32,10 @@ export interface ThrottleVerdict {
   exceeded_daily_quota_devices: Record<string, number>;
   exceeded_daily_quota_users: Record<string, number>;
   throttled_events: number[];
+  /** Devices over a limit that were refused less than `silenceSeconds` ago. */
+  silenced_devices: string[];
+  /** Indexes of the events of silenced devices (not in `throttled_events`). */
+  silenced_events: number[];
 }
 
 interface Identified {
@@ -41,7 +51,7 @@ export class Throttle {
   private counter(key: string): Counter {
     let counter = this.counters.get(key);
     if (!counter) {
-      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0 };
+      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0, refusedAt: 0 };
       this.counters.set(key, counter);
     }
     return counter;
@@ -103,8 +113,18 @@ export class Throttle {
    */
   admit(appId: number, events: Identified[], now: number): ThrottleVerdict | undefined {
     const tally = Throttle.tally(appId, events);
-    const verdict: ThrottleVerdict = { throttled_devices: {}, throttled_users: {}, exceeded_daily_quota_devices: {}, exceeded_daily_quota_users: {}, throttled_events: [] };
+    const verdict: ThrottleVerdict = {
+      throttled_devices: {},
+      throttled_users: {},
+      exceeded_daily_quota_devices: {},
+      exceeded_daily_quota_users: {},
+      throttled_events: [],
+      silenced_devices: [],
+      silenced_events: [],
+    };
     const throttledIndexes = new Set<number>();
+    const silencedIndexes = new Set<number>();
+    const refused: string[] = [];
     for (const [key, entry] of tally) {
       const counter = this.counters.get(key);
       const inWindow = this.windowCount(counter, now) + entry.count;
@@ -119,10 +139,17 @@ export class Throttle {
         (entry.kind === 'device' ? verdict.exceeded_daily_quota_devices : verdict.exceeded_daily_quota_users)[entry.id] = inDay;
         over = true;
       }
-      if (over) for (const i of entry.indexes) throttledIndexes.add(i);
+      if (!over) continue;
+      refused.push(key);
+      const silenced = entry.kind === 'device' && counter !== undefined && counter.refusedAt > now - this.limits.silenceSeconds * 1000;
+      if (silenced) verdict.silenced_devices.push(entry.id);
+      for (const i of entry.indexes) (silenced ? silencedIndexes : throttledIndexes).add(i);
     }
-    if (throttledIndexes.size > 0) {
-      verdict.throttled_events = [...throttledIndexes].sort((a, b) => a - b);
+    if (refused.length > 0) {
+      for (const key of refused) Object.assign(this.counter(key), { refusedAt: now, lastSeen: now });
+      const ascending = (indexes: Set<number>) => [...indexes].sort((a, b) => a - b);
+      verdict.silenced_events = ascending(silencedIndexes);
+      verdict.throttled_events = ascending(throttledIndexes).filter((i) => !silencedIndexes.has(i));
       return verdict;
     }
     const second = Math.floor(now / 1000);
