@@ -29,14 +29,11 @@ export const DEFAULT_EVENT_RULES: EventRules = {
 const PROPERTY_OBJECTS = ['event_properties', 'user_properties', 'group_properties'] as const;
 
 /** Nesting depth of objects and arrays (a flat object is 1); stops counting past `limit`. */
-export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
+export function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > limit) return true;
+  // Recursion is bounded by `limit`; no per-node allocation besides Object.values.
+  for (const child of Array.isArray(value) ? value : Object.values(value)) if (depthExceeds(child, limit, depth + 1)) return true;
   return false;
 }
 
@@ -153,9 +150,9 @@ export interface UploadContext {
 export function toStoredEvent(event: EventRecord, context: UploadContext, rules: EventRules): StoredEvent {
   const userId = event.user_id ?? null;
   // The platform's SDKs send revenue fields as `$price`, `$quantity`, ... event properties.
-  const properties = (event.event_properties ?? {}) as Record<string, unknown>;
-  const numberProperty = (name: string) => (typeof properties[name] === 'number' ? (properties[name] as number) : null);
-  const stringProperty = (name: string) => (typeof properties[name] === 'string' ? (properties[name] as string) : null);
+  const properties = event.event_properties as Record<string, unknown> | undefined;
+  const numberProperty = (name: string) => (typeof properties?.[name] === 'number' ? (properties[name] as number) : null);
+  const stringProperty = (name: string) => (typeof properties?.[name] === 'string' ? (properties[name] as string) : null);
   const price = event.price ?? numberProperty('$price');
   const quantity = event.quantity ?? numberProperty('$quantity') ?? (price !== null ? 1 : null);
   const stored: StoredEvent = {
