@@ -122,11 +122,14 @@ export class Throttle {
       silenced_devices: [],
       silenced_events: [],
     };
+    // Looked up (or created, empty) once: the counting pass below reuses them in order.
+    const found: Counter[] = [];
     for (const kind of KINDS) {
       for (const [id, count] of tallies[kind]) {
-        const counter = counters[kind].get(id);
-        const inWindow = (counter ? Throttle.sumSince(counter.seconds, counter.secondCounts, windowOldest) : 0) + count;
-        const inDay = (counter ? Throttle.sumSince(counter.hours, counter.hourCounts, dayOldest) : 0) + count;
+        const counter = Throttle.counter(counters[kind], id);
+        found.push(counter);
+        const inWindow = Throttle.sumSince(counter.seconds, counter.secondCounts, windowOldest) + count;
+        const inDay = Throttle.sumSince(counter.hours, counter.hourCounts, dayOldest) + count;
         const rate = inWindow / this.limits.windowSeconds;
         if (rate > this.limits.epsThreshold) {
           (kind === 'device' ? verdict.throttled_devices : verdict.throttled_users)[id] = Math.round(rate * 10) / 10;
@@ -142,9 +145,10 @@ export class Throttle {
 
     const second = Math.floor(now / 1000);
     const hour = Math.floor(now / HOUR_MS);
+    let next = 0;
     for (const kind of KINDS) {
-      for (const [id, count] of tallies[kind]) {
-        const counter = Throttle.counter(counters[kind], id);
+      for (const count of tallies[kind].values()) {
+        const counter = found[next++]!;
         Throttle.addTo(counter.seconds, counter.secondCounts, second, count, windowOldest);
         Throttle.addTo(counter.hours, counter.hourCounts, hour, count, dayOldest);
         counter.lastSeen = now;
@@ -157,8 +161,7 @@ export class Throttle {
   private refuse(counters: ProjectCounters, events: Identified[], over: Record<Kind, Set<string>>, verdict: ThrottleVerdict, now: number): ThrottleVerdict {
     const silenced = new Set<string>();
     for (const id of over.device) {
-      const counter = counters.device.get(id);
-      if (counter !== undefined && counter.refusedAt > now - this.limits.silenceSeconds * 1000) silenced.add(id);
+      if (counters.device.get(id)!.refusedAt > now - this.limits.silenceSeconds * 1000) silenced.add(id);
     }
     for (const kind of KINDS) {
       for (const id of over[kind]) Object.assign(Throttle.counter(counters[kind], id), { refusedAt: now, lastSeen: now });
