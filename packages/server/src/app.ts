@@ -27,6 +27,8 @@ export interface AppOptions {
   bodyLimits: Partial<Record<OperationId, number>>;
   defaultBodyLimit: number;
   logger?: boolean;
+  /** Time of receipt of a request, ms (tests move it). */
+  clock: () => number;
 }
 
 const NOT_IMPLEMENTED = new Set<string>(notImplementedOperations);
@@ -113,7 +115,7 @@ async function answerRequest(ref: OperationRef, request: FastifyRequest, options
   const operationId = ref.op.operationId as OperationId;
   if (NOT_IMPLEMENTED.has(operationId)) return error(501, `${operationId} is not implemented by this server yet`);
   const id = operationId as ImplementedOperationId;
-  const receivedAt = Date.now();
+  const receivedAt = options.clock();
   const query = splitQuery(request.raw.url ?? '');
   const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
   const rule = credentialRule(ref);

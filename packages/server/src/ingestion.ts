@@ -5,7 +5,7 @@ import type { components } from './generated/ingestion.js';
 import type { HandlerRequest, Reply } from './handlers.js';
 import { InsertIdWindow } from './ingest/dedupe.js';
 import { type EventRules, type UploadRequest, toStoredEvent, uploadProblems } from './ingest/events.js';
-import type { Throttle } from './ingest/throttle.js';
+import type { Throttle, ThrottleVerdict } from './ingest/throttle.js';
 import type { Store, StoredEvent } from './store/types.js';
 
 type UploadOperation = 'createBatchEvents' | 'createHttpApiEvents';
@@ -43,6 +43,26 @@ export class IngestionService {
     return { status: 400, body: uploadProblems(body, problems, this.rules) ?? { code: 400, error: 'Invalid request' } };
   };
 
+  /** 400 with the throttling detail when a device of the request is silenced, else 429. */
+  private refusal(verdict: ThrottleVerdict): Reply<UploadOperation> {
+    const { silenced_devices, silenced_events, throttled_users, exceeded_daily_quota_users, ...perDevice } = verdict;
+    const eps_threshold = this.throttle.limits.epsThreshold;
+    if (silenced_devices.length === 0) {
+      return { status: 429, body: { code: 429, error: 'Too many requests for some devices and users', eps_threshold, throttled_users, exceeded_daily_quota_users, ...perDevice } };
+    }
+    return {
+      status: 400,
+      body: {
+        code: 400,
+        error: `Silenced devices: they kept sending within ${this.throttle.limits.silenceSeconds} seconds of being throttled; wait before retrying`,
+        eps_threshold,
+        silenced_devices,
+        silenced_events,
+        ...perDevice,
+      },
+    };
+  }
+
   upload = async (request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation>> => {
     const body = request.body as UploadRequest;
     const invalid = uploadProblems(body, [], this.rules);
@@ -51,17 +71,16 @@ export class IngestionService {
     const context = { appId, receivedAt: request.receivedAt, remoteAddress: request.remoteAddress };
     const events = body.events.map((event) => toStoredEvent(event, context, this.rules));
     const verdict = this.throttle.admit(appId, events, request.receivedAt);
-    if (verdict) {
-      return { status: 429, body: { code: 429, error: 'Too many requests for some devices and users', eps_threshold: this.throttle.limits.epsThreshold, ...verdict } };
-    }
+    if (verdict) return this.refusal(verdict);
     // Check and reserve insert_ids in one synchronous step: a concurrent retry of the same
     // batch sees them reserved and stores nothing twice.
+    const seen = this.insertIds.seenIn(appId);
     const fresh: StoredEvent[] = [];
     const reserved: string[] = [];
     for (const event of events) {
       if (event.insert_id !== null) {
-        if (this.insertIds.has(appId, event.insert_id)) continue;
-        this.insertIds.add(appId, event.insert_id, request.receivedAt);
+        if (seen.has(event.insert_id)) continue;
+        seen.set(event.insert_id, request.receivedAt);
         reserved.push(event.insert_id);
       }
       fresh.push(event);
@@ -71,7 +90,7 @@ export class IngestionService {
       // writes in the journal, so a retry is never acknowledged before the original.
       await this.store.append(fresh);
     } catch (failure) {
-      for (const insertId of reserved) this.insertIds.delete(appId, insertId);
+      for (const insertId of reserved) seen.delete(insertId);
       throw failure;
     }
     await this.onAccepted(fresh, request.receivedAt);

@@ -15,7 +15,8 @@ import { DuckDbEngine } from './store/duckdb.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
 
-export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000 };
+// silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
+export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000, silenceSeconds: 15 };
 
 export interface ServerConfig {
   dataDir: string;
@@ -28,6 +29,8 @@ export interface ServerConfig {
   /** How often journal segments are sealed and loaded into DuckDB. */
   loadIntervalMs?: number;
   logger?: boolean;
+  /** Current time, ms; `Date.now` unless a test moves time. */
+  clock?: () => number;
 }
 
 export interface RunningServer {
@@ -71,10 +74,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
   const attribution = new AttributionService(store, rules);
   const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules, (events, now) => attribution.observe(events, now));
-  await ingestion.rebuildInsertIds(Date.now());
+  const clock = config.clock ?? Date.now;
+  await ingestion.rebuildInsertIds(clock());
+  await attribution.rebuild(clock());
   const pruner = setInterval(() => {
-    ingestion.prune(Date.now());
-    attribution.prune(Date.now());
+    ingestion.prune(clock());
+    attribution.prune(clock());
   }, 60_000);
   pruner.unref();
 
@@ -92,7 +97,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createGroupIdentifications: ingestion.groupIdentify,
   };
   const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
-  const appOptions = { tenancy, handlers, rejections, bodyLimits: BODY_LIMITS, defaultBodyLimit: DEFAULT_BODY_LIMIT, logger: config.logger ?? false };
+  const appOptions = { tenancy, handlers, rejections, bodyLimits: BODY_LIMITS, defaultBodyLimit: DEFAULT_BODY_LIMIT, logger: config.logger ?? false, clock };
 
   const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts
     ? Object.keys(config.rolePorts).map((role) => ({ app: buildApp({ ...appOptions, hostRoles: [role] }), roles: [role] }))

@@ -2,7 +2,9 @@
 // the client process several times (each: BATCHES bodies of 2000 events, CONCURRENCY in
 // flight, fresh insert_ids) and prints events/s and per-batch p50/p99 for the acknowledged
 // (durable, deduplicated) uploads and for JSON.parse alone, with the median of the runs.
-//   node scripts/bench/ingest/run.mjs [--runs 5] [--batches 100] [--concurrency 8]
+//   node scripts/bench/ingest/run.mjs [--runs 5] [--batches 100] [--concurrency 8] [--cpu-prof DIR]
+// --cpu-prof writes a V8 CPU profile of the server process into DIR (open it in Chrome
+// DevTools or summarise it with scripts/bench/ingest/profile-summary.mjs).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -14,7 +16,7 @@ import { Tenancy } from '../../../packages/server/dist/tenancy.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = join(here, '../../../packages/server/bin/svc-server.mjs');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, batches: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' } } });
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, batches: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'cpu-prof': { type: 'string' } } });
 
 const freePort = () =>
   new Promise((resolve) => {
@@ -37,7 +39,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const tenancy = new Tenancy(dataDir);
 const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 const port = await freePort();
-const server = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+const profiling = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
+const server = spawn(process.execPath, [...profiling, bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 try {
   await waitForPort(port);
   const results = [];

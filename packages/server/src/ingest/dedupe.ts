@@ -1,38 +1,46 @@
-// insert_id deduplication over a sliding window (7 days by default), in process: a Map from
-// project + insert_id to the time it was first received. Map iteration follows insertion,
-// which follows time, so pruning stops at the first entry still inside the window.
+// insert_id deduplication over a sliding window (7 days by default), in process: per
+// project a Map from insert_id to the time it was first received (keyed by the insert_id
+// itself: no key string is built per event). Map iteration follows insertion, which
+// follows time, so pruning stops at the first entry still inside the window.
 
 export class InsertIdWindow {
-  private readonly seen = new Map<string, number>();
+  private readonly projects = new Map<number, Map<string, number>>();
 
   constructor(private readonly windowMs: number) {}
 
-  private static key(appId: number, insertId: string): string {
-    return `${appId}\u0000${insertId}`;
+  /** The insert_ids of one project (created on first use). */
+  seenIn(appId: number): Map<string, number> {
+    let seen = this.projects.get(appId);
+    if (!seen) this.projects.set(appId, (seen = new Map()));
+    return seen;
   }
 
   has(appId: number, insertId: string): boolean {
-    return this.seen.has(InsertIdWindow.key(appId, insertId));
+    return this.projects.get(appId)?.has(insertId) ?? false;
   }
 
   /** Records an insert_id (no-op when present: the first sighting keeps its time). */
   add(appId: number, insertId: string, receivedAt: number): void {
-    const key = InsertIdWindow.key(appId, insertId);
-    if (!this.seen.has(key)) this.seen.set(key, receivedAt);
+    const seen = this.seenIn(appId);
+    if (!seen.has(insertId)) seen.set(insertId, receivedAt);
   }
 
   delete(appId: number, insertId: string): void {
-    this.seen.delete(InsertIdWindow.key(appId, insertId));
+    this.projects.get(appId)?.delete(insertId);
   }
 
   prune(now: number): void {
-    for (const [key, receivedAt] of this.seen) {
-      if (receivedAt >= now - this.windowMs) break;
-      this.seen.delete(key);
+    for (const seen of this.projects.values()) {
+      for (const [insertId, receivedAt] of seen) {
+        if (receivedAt >= now - this.windowMs) break;
+        seen.delete(insertId);
+      }
     }
   }
 
   get size(): number {
-    return this.seen.size;
+    let size = 0;
+    for (const seen of this.projects.values()) size += seen.size;
+    return size;
   }
 }

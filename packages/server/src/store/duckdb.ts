@@ -4,7 +4,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import type { Engine, FeedbackUpsert, GroupKey, StoredConversationPart, StoredEvent, StoredFeedbackItem } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, KnownAdvertisingId, StoredConversationPart, StoredEvent, StoredFeedbackItem } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -57,6 +57,11 @@ const JSON_COLUMNS = Object.entries(EVENT_COLUMNS)
 const quote = (name: string) => `"${name}"`;
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
+/** Columns of a journal line: an event's, plus the attribution hold it starts or ends. */
+const SEGMENT_COLUMNS = `{${Object.entries({ ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' })
+  .map(([column, type]) => `${sqlString(column)}: ${sqlString(type)}`)
+  .join(', ')}}`;
+const ADVERTISING_ID_FIELDS = ['idfa', 'idfv', 'adid'] as const;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
@@ -67,6 +72,7 @@ CREATE TABLE IF NOT EXISTS user_profiles (app_id INTEGER, user_id VARCHAR, prope
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
 CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
 CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
+CREATE TABLE IF NOT EXISTS held_attributions (id VARCHAR PRIMARY KEY, app_id INTEGER, received_at BIGINT, event JSON);
 CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
 `;
 
@@ -117,16 +123,14 @@ export class DuckDbEngine implements Engine {
 
   loadSegment(path: string, name: string): Promise<void> {
     return this.serial(async () => {
-      const columns = `{${Object.entries(EVENT_COLUMNS)
-        .map(([column, type]) => `${sqlString(column)}: ${sqlString(type)}`)
-        .join(', ')}}`;
       await this.connection.run('BEGIN TRANSACTION');
       try {
         // ignore_errors: a crash can leave a torn last line, which was never acknowledged.
         await this.connection.run(
-          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${columns}, ignore_errors = true)`,
+          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS}, ignore_errors = true)`,
         );
-        await this.connection.run(`INSERT INTO events (${columnList}, seq) SELECT ${columnList}, seq FROM segment`);
+        await this.connection.run(`INSERT INTO events (${columnList}, seq) SELECT ${columnList}, seq FROM segment WHERE held_attribution IS NULL`);
+        await this.applyAttributionHolds();
         await this.applyUserProfiles();
         await this.applyGroupProfiles();
         await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
@@ -137,6 +141,15 @@ export class DuckDbEngine implements Engine {
         throw error;
       }
     });
+  }
+
+  /** Holds start before they end: a hold and its release can share a segment. */
+  private async applyAttributionHolds(): Promise<void> {
+    await this.connection.run(
+      `INSERT INTO held_attributions SELECT held_attribution->>'id', CAST(held_attribution->>'app_id' AS INTEGER), CAST(held_attribution->>'received_at' AS BIGINT), held_attribution->'event'
+       FROM segment WHERE held_attribution IS NOT NULL ORDER BY seq`,
+    );
+    await this.connection.run('DELETE FROM held_attributions WHERE id IN (SELECT released_attribution FROM segment WHERE released_attribution IS NOT NULL)');
   }
 
   private async applyUserProfiles(): Promise<void> {
@@ -207,6 +220,26 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => {
       const rows = await this.rows('SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ?', [since]);
       return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
+    });
+  }
+
+  knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
+    const carriers = ADVERTISING_ID_FIELDS.map(
+      (field) => `SELECT app_id, '${field}' AS field, ${field} AS value, user_id, device_id, server_upload_time AS seen_at, rowid AS position FROM events WHERE ${field} IS NOT NULL AND server_upload_time >= ?`,
+    ).join(' UNION ALL ');
+    return this.serial(async () => {
+      const rows = await this.rows(
+        `SELECT app_id, field, value, user_id, device_id, seen_at FROM (${carriers}) QUALIFY row_number() OVER (PARTITION BY app_id, field, value ORDER BY position DESC) = 1`,
+        ADVERTISING_ID_FIELDS.map(() => since),
+      );
+      return rows.map((r) => ({ ...(r as unknown as KnownAdvertisingId), app_id: Number(r.app_id), seen_at: Number(r.seen_at) }));
+    });
+  }
+
+  heldAttributions(since: number): Promise<HeldAttribution[]> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT id, app_id, received_at, event FROM held_attributions WHERE received_at >= ? ORDER BY received_at', [since]);
+      return rows.map((r) => ({ id: r.id as string, app_id: Number(r.app_id), received_at: Number(r.received_at), event: JSON.parse(r.event as string) as Record<string, unknown> }));
     });
   }
 

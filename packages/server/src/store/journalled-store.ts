@@ -6,7 +6,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Journal, type Segment } from './journal.js';
-import type { Engine, FeedbackUpsert, GroupKey, Store, StoredEvent, StoredFeedbackItem } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, Store, StoredEvent, StoredFeedbackItem } from './types.js';
 
 export interface JournalOptions {
   loadIntervalMs: number;
@@ -65,9 +65,9 @@ export class JournalledStore implements Store {
     return this.loading;
   }
 
-  async append(events: StoredEvent[]): Promise<void> {
+  async append(records: JournalRecord[]): Promise<void> {
     let text = '';
-    for (const event of events) text += JSON.stringify(event) + '\n';
+    for (const record of records) text += JSON.stringify(record) + '\n';
     await this.journal.append(Buffer.from(text));
     if (this.journal.openBytes >= this.options.segmentBytes) void this.loadInBackground();
   }
@@ -98,6 +98,14 @@ export class JournalledStore implements Store {
 
   recentInsertIds(since: number): Promise<[number, string, number][]> {
     return this.engine.recentInsertIds(since);
+  }
+
+  knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
+    return this.flush().then(() => this.engine.knownAdvertisingIds(since));
+  }
+
+  heldAttributions(since: number): Promise<HeldAttribution[]> {
+    return this.flush().then(() => this.engine.heldAttributions(since));
   }
 
   async close(): Promise<void> {

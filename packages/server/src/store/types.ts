@@ -49,6 +49,33 @@ export interface StoredEvent {
   language: string | null;
 }
 
+/**
+ * An attribution held until an event with one of its advertising or vendor ids arrives
+ * (the attribution as received, without the ingestion rules applied yet).
+ */
+export interface HeldAttribution {
+  id: string;
+  app_id: number;
+  received_at: number;
+  event: Record<string, unknown>;
+}
+
+/**
+ * One journal line: an event; an event that attaches a held attribution (the hold ends in
+ * the same line, so a crash never keeps one without the other); or an attribution held.
+ */
+export type JournalRecord = StoredEvent | (StoredEvent & { released_attribution: string }) | { held_attribution: HeldAttribution };
+
+/** Who carried an advertising or vendor id last, and when. */
+export interface KnownAdvertisingId {
+  app_id: number;
+  field: 'idfa' | 'idfv' | 'adid';
+  value: string;
+  user_id: string | null;
+  device_id: string | null;
+  seen_at: number;
+}
+
 export interface GroupKey {
   group_type: string;
   group_value: string;
@@ -107,15 +134,21 @@ export interface Engine extends StoreReader, EntityStore {
   isLoaded(name: string): Promise<boolean>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
   recentInsertIds(since: number): Promise<[number, string, number][]>;
+  /** The latest carrier of each advertising or vendor id in events received since `since`. */
+  knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]>;
+  /** Attributions held since `since` and not attached yet, oldest first. */
+  heldAttributions(since: number): Promise<HeldAttribution[]>;
   close(): Promise<void>;
 }
 
 /** The store handlers write to: a 200 answer waits for `append`. */
 export interface Store extends StoreReader, EntityStore {
-  /** Resolves once the events are durable (journal fsynced). */
-  append(events: StoredEvent[]): Promise<void>;
+  /** Resolves once the records are durable (journal fsynced). */
+  append(records: JournalRecord[]): Promise<void>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
   recentInsertIds(since: number): Promise<[number, string, number][]>;
+  knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]>;
+  heldAttributions(since: number): Promise<HeldAttribution[]>;
   /** Makes everything appended so far visible to the read side. */
   flush(): Promise<void>;
   close(): Promise<void>;
