@@ -2,13 +2,16 @@
 // the client process several times (each: BATCHES bodies of 2000 events, CONCURRENCY in
 // flight, fresh insert_ids) and prints events/s and per-batch p50/p99 for the acknowledged
 // (durable, deduplicated) uploads and for JSON.parse alone, with the median of the runs.
+// Then it waits until the journal is loaded into the engine and prints the server's CPU
+// time per event over the whole session (request path and loading; Linux /proc), a figure
+// less sensitive than throughput to what else the machine is doing.
 //   node scripts/bench/ingest/run.mjs [--runs 5] [--batches 100] [--concurrency 8] [--cpu-prof DIR]
 // --cpu-prof writes a V8 CPU profile of the server process into DIR (open it in Chrome
 // DevTools or summarise it with scripts/bench/ingest/profile-summary.mjs).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -26,6 +29,21 @@ const freePort = () =>
     });
   });
 
+/** CPU time (user + system) of a process in milliseconds, from /proc (clock ticks of 10 ms). */
+function cpuMillis(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Resolves once every journal segment is loaded: only the open segment is left, empty. */
+async function journalLoaded(dir) {
+  for (;;) {
+    const segments = readdirSync(dir).filter((name) => name.endsWith('.ndjson'));
+    if (segments.length === 1 && statSync(join(dir, segments[0])).size === 0) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function waitForPort(port) {
   for (let i = 0; i < 300; i++) {
     const open = await new Promise((ok) => net.connect({ port, host: '127.0.0.1' }, function () { this.destroy(); ok(true); }).on('error', () => ok(false)));
@@ -35,14 +53,19 @@ async function waitForPort(port) {
   throw new Error('the server did not start');
 }
 
+// Other work on the machine competes for the same cores: its load is printed with the figures.
+const loadBefore = loadavg()[0];
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const tenancy = new Tenancy(dataDir);
 const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 const port = await freePort();
+// The server runs with the Node flags of the bin's shebang (`#!/usr/bin/env -S node FLAGS`).
+const shebangFlags = readFileSync(bin, 'utf8').split('\n')[0].split(/\s+/).slice(3);
 const profiling = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
-const server = spawn(process.execPath, [...profiling, bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+const server = spawn(process.execPath, [...shebangFlags, ...profiling, bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 try {
   await waitForPort(port);
+  const startupCpu = process.platform === 'linux' ? cpuMillis(server.pid) : 0;
   const results = [];
   for (let run = 0; run < Number(values.runs); run++) {
     const out = execFileSync(process.execPath, [join(here, 'client.mjs'), `http://127.0.0.1:${port}`, project.api_key, `r${run}`, values.batches, values.concurrency], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -50,12 +73,17 @@ try {
     results.push(result);
     console.log(`run ${run + 1}: upload ${result.upload.eventsPerSecond} events/s (p50 ${result.upload.p50.toFixed(1)} ms, p99 ${result.upload.p99.toFixed(1)} ms); JSON.parse ${result.parse.eventsPerSecond} events/s (p50 ${result.parse.p50.toFixed(1)} ms, p99 ${result.parse.p99.toFixed(1)} ms)`);
   }
+  await journalLoaded(join(dataDir, 'journal'));
+  const events = results.length * Number(values.batches) * 2000;
+  const serverCpu = process.platform === 'linux' ? `${(((cpuMillis(server.pid) - startupCpu) * 1000) / events).toFixed(1)} µs` : 'not measured (needs /proc)';
   const median = (pick) => {
     const sorted = results.map(pick).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)];
   };
   console.log(`\nmedian of ${results.length} runs, ${values.batches} batches of 2000 events each, ${values.concurrency} in flight:`);
   console.log(`  acknowledged (durable, dedupe on): ${median((r) => r.upload.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.upload.p50).toFixed(1)} ms, p99 ${median((r) => r.upload.p99).toFixed(1)} ms`);
+  console.log(`  server CPU per event, request path and loading into the engine: ${serverCpu}`);
+  console.log(`  load average (1 min) before the benchmark: ${loadBefore.toFixed(2)} on ${availableParallelism()} cores`);
   console.log(`  JSON.parse alone:                  ${median((r) => r.parse.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.parse.p50).toFixed(1)} ms, p99 ${median((r) => r.parse.p99).toFixed(1)} ms`);
 } finally {
   server.kill('SIGTERM');
