@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type OperationRef, type RequestProblem, describeProblems, operations, parseOperationRequest } from '@svc/openapi-validation';
-import { credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
+import { credentialFailure, credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
 import { notImplementedOperations, type Caller, type Handlers, type ImplementedOperationId, type OperationId, type Reply } from './handlers.js';
 import type { Tenancy } from './tenancy.js';
 
@@ -39,17 +39,6 @@ interface Answer {
 }
 
 const error = (status: number, message: string): Answer => ({ status, body: { code: status, error: message } });
-
-function credentialFailure(rule: CredentialRule, failure: 'missing' | 'invalid'): Answer {
-  switch (rule.kind) {
-    case 'basic':
-      return failure === 'missing' ? error(401, 'Missing credentials: use HTTP Basic with the API key and the secret key') : error(403, 'Invalid API key or secret key');
-    case 'deploymentKey':
-      return error(401, failure === 'missing' ? 'Missing deployment key: send Authorization: Api-Key <deployment key>' : 'Invalid deployment key');
-    default:
-      return failure === 'missing' ? error(400, 'Missing api_key') : error(400, 'Invalid API key');
-  }
-}
 
 /** Fastify's path syntax for a spec path: `{name}` → `:name`. */
 const routePath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
@@ -95,12 +84,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const roles = options.hostRoles ? new Set(options.hostRoles) : undefined;
   for (const ref of operations()) {
     if (roles && !roles.has(ref.bundle.hostRole)) continue;
+    const rule = credentialRule(ref);
     app.route({
       method: ref.method.toUpperCase() as 'GET',
       url: routePath(ref.path),
       bodyLimit: options.bodyLimits[ref.op.operationId as OperationId] ?? options.defaultBodyLimit,
       handler: async (request, reply) => {
-        const answer = await answerRequest(ref, request, options);
+        const answer = await answerRequest(ref, rule, request, options);
         const body = answer.body as Record<string, unknown> | undefined;
         // JSON bodies that carry `code` carry the HTTP status.
         if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body) body.code = answer.status;
@@ -111,14 +101,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
-async function answerRequest(ref: OperationRef, request: FastifyRequest, options: AppOptions): Promise<Answer> {
+async function answerRequest(ref: OperationRef, rule: CredentialRule, request: FastifyRequest, options: AppOptions): Promise<Answer> {
   const operationId = ref.op.operationId as OperationId;
-  if (NOT_IMPLEMENTED.has(operationId)) return error(501, `${operationId} is not implemented by this server yet`);
+  // Credentials are checked for these too: an unknown caller learns nothing, not even that.
+  const notImplemented = NOT_IMPLEMENTED.has(operationId);
   const id = operationId as ImplementedOperationId;
   const receivedAt = options.clock();
   const query = splitQuery(request.raw.url ?? '');
   const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
-  const rule = credentialRule(ref);
 
   // Header credentials are checked before the body is looked at.
   let caller: Caller | undefined;
@@ -130,7 +120,7 @@ async function answerRequest(ref: OperationRef, request: FastifyRequest, options
 
   const rawBody = typeof request.body === 'string' ? request.body : undefined;
   const parsed = parseOperationRequest(ref, { query, headers, pathParams: request.params as Record<string, string>, body: rawBody });
-  const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
+  const problems = notImplemented ? [] : parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
   if (problems.length > 0) {
     const reject = options.rejections[id] as Rejection<typeof id> | undefined;
     return reject ? reject(problems, parsed.body, caller, receivedAt) : error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
@@ -140,6 +130,7 @@ async function answerRequest(ref: OperationRef, request: FastifyRequest, options
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }
+  if (notImplemented) return error(501, `${operationId} is not implemented by this server yet`);
 
   const handler = options.handlers[id] as (r: unknown) => Promise<Answer> | Answer;
   return handler({

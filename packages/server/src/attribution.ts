@@ -8,14 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { components } from './generated/ingestion.js';
 import type { HandlerRequest, Reply } from './handlers.js';
 import { type EventRules, toStoredEvent } from './ingest/events.js';
-import type { JournalRecord, Store, StoredEvent } from './store/types.js';
+import { ADVERTISING_ID_FIELDS, carriesAdvertisingId, type JournalRecord, type Store, type StoredEvent } from './store/types.js';
 
 type AttributionEvent = components['schemas']['AttributionEvent'];
 
 export const ATTRIBUTION_HOLD_MS = 72 * 3_600_000;
-const ID_FIELDS = ['idfa', 'idfv', 'adid', 'android_app_set_id'] as const;
-/** The ids events carry (android_app_set_id is the attribution side's name of none of them). */
-const EVENT_ID_FIELDS = ['idfa', 'idfv', 'adid'] as const;
 
 interface Held {
   id: string;
@@ -34,7 +31,7 @@ interface Carrier {
 const key = (appId: number, field: string, value: string) => `${appId}\u0000${field}\u0000${value}`;
 
 const idKeys = (appId: number, event: AttributionEvent) =>
-  ID_FIELDS.flatMap((field) => (typeof event[field] === 'string' ? [key(appId, field, event[field] as string)] : []));
+  ADVERTISING_ID_FIELDS.flatMap((field) => (typeof event[field] === 'string' ? [key(appId, field, event[field] as string)] : []));
 
 export class AttributionService {
   private readonly carriers = new Map<string, Carrier>();
@@ -69,8 +66,8 @@ export class AttributionService {
   async observe(events: readonly StoredEvent[], now: number): Promise<void> {
     const released: JournalRecord[] = [];
     for (const event of events) {
-      if (event.idfa === null && event.idfv === null && event.adid === null) continue;
-      for (const field of EVENT_ID_FIELDS) {
+      if (!carriesAdvertisingId(event)) continue;
+      for (const field of ADVERTISING_ID_FIELDS) {
         const value = event[field];
         if (value === null) continue;
         const k = key(event.app_id, field, value);

@@ -1,5 +1,6 @@
 // Which credentials an operation takes, read from its spec (`security` and
-// `x-svc-credentials`), and how a request's credentials resolve to a caller.
+// `x-svc-credentials`), how a request's credentials resolve to a caller, and the answer
+// to missing or wrong ones (status and body shape as the operation documents them).
 import type { Doc, OperationRef } from '@svc/openapi-validation';
 import { deref } from '@svc/openapi-validation';
 import type { Caller } from './handlers.js';
@@ -11,9 +12,19 @@ export interface CredentialRule {
   kind: CredentialKind;
   /** For `apiKey`: where the key may travel (`body`/`form` field or `query` parameter). */
   places: { in: string; name: string }[];
+  /**
+   * Statuses of missing and of wrong credentials: 401 where the operation documents it,
+   * else 400 (the ingestion group); wrong ones get `x-svc-invalid-credentials-status`
+   * where the operation names one.
+   */
+  failureStatus: Record<CredentialFailure, number>;
+  /** The documented error bodies carry `success: false` and `errors` (taxonomy), not `code` and `error`. */
+  envelope: 'code' | 'success';
 }
 
-export function credentialRule(ref: OperationRef): CredentialRule {
+export type CredentialFailure = 'missing' | 'invalid';
+
+function credentialKind(ref: OperationRef): Pick<CredentialRule, 'kind' | 'places'> {
   const doc = ref.bundle.doc;
   const places = (ref.op['x-svc-credentials'] as { in: string; name: string }[] | undefined) ?? [];
   if (places.length > 0) return { kind: 'apiKey', places };
@@ -28,7 +39,29 @@ export function credentialRule(ref: OperationRef): CredentialRule {
   return { kind: 'none', places: [] };
 }
 
-export type CredentialCheck = { caller: Caller } | { failure: 'missing' | 'invalid' };
+export function credentialRule(ref: OperationRef): CredentialRule {
+  const doc = ref.bundle.doc;
+  const responses = (ref.op.responses ?? {}) as Doc;
+  const missing = responses['401'] ? 401 : 400;
+  const invalid = (ref.op['x-svc-invalid-credentials-status'] as number | undefined) ?? missing;
+  const schema = deref<Doc>(doc, deref<Doc>(doc, responses[String(missing)])?.content?.['application/json']?.schema);
+  return { ...credentialKind(ref), failureStatus: { missing, invalid }, envelope: schema?.properties?.success ? 'success' : 'code' };
+}
+
+const FAILURE_MESSAGES: Record<Exclude<CredentialKind, 'none'>, Record<CredentialFailure, string>> = {
+  apiKey: { missing: 'Missing api_key', invalid: 'Invalid API key' },
+  basic: { missing: 'Missing credentials: use HTTP Basic with the API key and the secret key', invalid: 'Invalid API key or secret key' },
+  deploymentKey: { missing: 'Missing deployment key: send Authorization: Api-Key <deployment key>', invalid: 'Invalid deployment key' },
+};
+
+/** The documented answer to missing or wrong credentials. */
+export function credentialFailure(rule: CredentialRule, failure: CredentialFailure): { status: number; body: unknown } {
+  const status = rule.failureStatus[failure];
+  const message = rule.kind === 'none' ? 'Unauthorized' : FAILURE_MESSAGES[rule.kind][failure];
+  return { status, body: rule.envelope === 'success' ? { success: false, errors: [{ message }] } : { code: status, error: message } };
+}
+
+export type CredentialCheck = { caller: Caller } | { failure: CredentialFailure };
 
 export interface PresentedCredentials {
   query: URLSearchParams;

@@ -5,6 +5,7 @@ import type { components } from './generated/ingestion.js';
 import type { HandlerRequest, Reply } from './handlers.js';
 import { InsertIdWindow } from './ingest/dedupe.js';
 import { type EventRules, type UploadRequest, toStoredEvent, uploadProblems } from './ingest/events.js';
+import { PropertyUpdateLimit } from './ingest/property-updates.js';
 import type { Throttle, ThrottleVerdict } from './ingest/throttle.js';
 import type { Store, StoredEvent } from './store/types.js';
 
@@ -15,6 +16,7 @@ export const DEDUPE_WINDOW_MS = 7 * 24 * 3_600_000;
 
 export class IngestionService {
   readonly insertIds = new InsertIdWindow(DEDUPE_WINDOW_MS);
+  readonly propertyUpdates: PropertyUpdateLimit;
 
   constructor(
     private readonly store: Store,
@@ -22,7 +24,9 @@ export class IngestionService {
     private readonly rules: EventRules,
     /** Sees every accepted batch once it is durable (attribution matching). */
     private readonly onAccepted: (events: StoredEvent[], now: number) => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    this.propertyUpdates = new PropertyUpdateLimit({ perHour: rules.maxUserPropertyUpdatesPerHour });
+  }
 
   /** Refills the dedupe window from the store (at start-up, after the journal replay). */
   async rebuildInsertIds(now: number): Promise<void> {
@@ -32,6 +36,7 @@ export class IngestionService {
   prune(now: number): void {
     this.insertIds.prune(now);
     this.throttle.prune(now);
+    this.propertyUpdates.prune(now);
   }
 
   /** 413 above the event count, else the documented 400 body. */
@@ -85,6 +90,7 @@ export class IngestionService {
       }
       fresh.push(event);
     }
+    this.propertyUpdates.apply(fresh, request.receivedAt);
     try {
       // Also when everything was a duplicate: the answer then waits for the earlier
       // writes in the journal, so a retry is never acknowledged before the original.

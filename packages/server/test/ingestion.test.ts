@@ -183,6 +183,26 @@ describe('profiles', () => {
     });
   });
 
+  test('beyond the hourly limit of profile updates the events are stored but the profile keeps still', async () => {
+    const limits = h.server.ingestion.propertyUpdates.limits;
+    const saved = limits.perHour;
+    limits.perHour = 3;
+    try {
+      const login = (user_id: string) => ({ event_type: '$identify', user_id, user_properties: { $add: { logins: 1 } } });
+      const answer = await upload([...Array.from({ length: 5 }, () => login('user-eager')), login('user-calm')]);
+      expect(answer.status).toBe(200);
+      expect(answer.body.events_ingested).toBe(6);
+      expect(await h.server.store.userProfile(h.project.app_id, 'user-eager')).toEqual({ logins: 3 });
+      expect(await h.server.store.userProfile(h.project.app_id, 'user-calm')).toEqual({ logins: 1 });
+      const eager = (await stored()).filter((e) => e.user_id === 'user-eager');
+      expect(eager.map((e) => e.skip_user_properties_sync)).toEqual([false, false, false, true, true]);
+      expect((await upload([login('user-eager')])).status).toBe(200);
+      expect(await h.server.store.userProfile(h.project.app_id, 'user-eager')).toEqual({ logins: 3 });
+    } finally {
+      limits.perHour = saved;
+    }
+  });
+
   test('$groupidentify events and /groupidentify update group profiles', async () => {
     const event = { event_type: '$groupidentify', device_id: 'device-groups', groups: { company: 'acme' }, group_properties: { $set: { size: 10 }, $add: { seats: 5 } } };
     expect((await upload([event])).status).toBe(200);
@@ -230,6 +250,17 @@ describe('attribution', () => {
     const answer = await send(`${ingest}/attribution?api_key=${h.project.api_key}&event=${event}`, { method: 'POST' });
     expect(answer.status).toBe(200);
     expect((await stored()).find((e) => e.event_type === '[Branch] Install')).toMatchObject({ device_id: 'device-android-1' });
+  });
+
+  test('an android_app_set_id matches like the other ids, held or known', async () => {
+    expect((await attribute({ event_type: '[Adjust] Install', platform: 'android', android_app_set_id: 'SET-ID-HELD-0001' })).status).toBe(200);
+    expect((await upload([{ event_type: 'App Opened', user_id: 'user-app-set', android_app_set_id: 'SET-ID-HELD-0001' }])).status).toBe(200);
+    const events = await stored();
+    expect(events.find((e) => e.event_type === 'App Opened' && e.user_id === 'user-app-set')).toMatchObject({ android_app_set_id: 'SET-ID-HELD-0001' });
+    expect(events.find((e) => e.android_app_set_id === 'SET-ID-HELD-0001' && e.event_type === '[Adjust] Install')).toMatchObject({ user_id: 'user-app-set' });
+    expect((await attribute({ event_type: '[Adjust] Reattribution', platform: 'android', android_app_set_id: 'SET-ID-HELD-0001' })).status).toBe(200);
+    expect((await stored()).find((e) => e.event_type === '[Adjust] Reattribution')).toMatchObject({ user_id: 'user-app-set' });
+    expect(h.server.attribution.heldCount()).toBe(0);
   });
 
   test('held attributions are dropped after 72 hours; malformed ones get 400', async () => {

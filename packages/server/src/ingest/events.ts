@@ -16,6 +16,8 @@ export interface EventRules {
   maxGroupTypes: number;
   maxGroups: number;
   defaultMinIdLength: number;
+  /** Profile updates per user and rolling hour; later ones are dropped (the events are kept). */
+  maxUserPropertyUpdatesPerHour: number;
 }
 
 export const DEFAULT_EVENT_RULES: EventRules = {
@@ -24,6 +26,7 @@ export const DEFAULT_EVENT_RULES: EventRules = {
   maxGroupTypes: 5,
   maxGroups: 10,
   defaultMinIdLength: 5,
+  maxUserPropertyUpdatesPerHour: 1800,
 };
 
 const PROPERTY_OBJECTS = ['event_properties', 'user_properties', 'group_properties'] as const;
@@ -163,6 +166,7 @@ export function toStoredEvent(event: EventRecord, context: UploadContext, rules:
     idfv: event.idfv ?? null,
     adid: event.adid ?? null,
     android_id: event.android_id ?? null,
+    android_app_set_id: event.android_app_set_id ?? null,
     plan: event.plan ? Object.fromEntries(Object.entries(event.plan).filter(([k, v]) => ['branch', 'source', 'version'].includes(k) && typeof v === 'string')) : null,
     app_version: event.app_version ?? null,
     platform: event.platform ?? null,

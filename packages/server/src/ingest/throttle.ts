@@ -5,6 +5,8 @@
 // advice to wait and is judged to be spamming: it is silenced (the 400 throttling detail)
 // until it stays quiet that long.
 
+import { addTo, sumSince } from './windowed-counts.js';
+
 export interface ThrottleLimits {
   epsThreshold: number;
   windowSeconds: number;
@@ -70,29 +72,6 @@ export class Throttle {
     return counter;
   }
 
-  /** Sum of the buckets newer than `oldest`. */
-  private static sumSince(buckets: number[], counts: number[], oldest: number): number {
-    let total = 0;
-    for (let i = buckets.length - 1; i >= 0 && buckets[i]! > oldest; i--) total += counts[i]!;
-    return total;
-  }
-
-  /** Adds `count` to bucket `bucket` and drops the buckets at or before `oldest`. */
-  private static addTo(buckets: number[], counts: number[], bucket: number, count: number, oldest: number): void {
-    const last = buckets.length - 1;
-    if (last >= 0 && buckets[last] === bucket) counts[last]! += count;
-    else {
-      buckets.push(bucket);
-      counts.push(count);
-    }
-    let expired = 0;
-    while (expired < buckets.length && buckets[expired]! <= oldest) expired++;
-    if (expired > 0) {
-      buckets.splice(0, expired);
-      counts.splice(0, expired);
-    }
-  }
-
   /** Events per id of one kind in one request. */
   private static tally(events: Identified[], kind: Kind): Map<string, number> {
     const tally = new Map<string, number>();
@@ -128,8 +107,8 @@ export class Throttle {
       for (const [id, count] of tallies[kind]) {
         const counter = Throttle.counter(counters[kind], id);
         found.push(counter);
-        const inWindow = Throttle.sumSince(counter.seconds, counter.secondCounts, windowOldest) + count;
-        const inDay = Throttle.sumSince(counter.hours, counter.hourCounts, dayOldest) + count;
+        const inWindow = sumSince(counter.seconds, counter.secondCounts, windowOldest) + count;
+        const inDay = sumSince(counter.hours, counter.hourCounts, dayOldest) + count;
         const rate = inWindow / this.limits.windowSeconds;
         if (rate > this.limits.epsThreshold) {
           (kind === 'device' ? verdict.throttled_devices : verdict.throttled_users)[id] = Math.round(rate * 10) / 10;
@@ -149,8 +128,8 @@ export class Throttle {
     for (const kind of KINDS) {
       for (const count of tallies[kind].values()) {
         const counter = found[next++]!;
-        Throttle.addTo(counter.seconds, counter.secondCounts, second, count, windowOldest);
-        Throttle.addTo(counter.hours, counter.hourCounts, hour, count, dayOldest);
+        addTo(counter.seconds, counter.secondCounts, second, count, windowOldest);
+        addTo(counter.hours, counter.hourCounts, hour, count, dayOldest);
         counter.lastSeen = now;
       }
     }

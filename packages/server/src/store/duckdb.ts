@@ -4,7 +4,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, KnownAdvertisingId, StoredConversationPart, StoredEvent, StoredFeedbackItem } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -35,6 +35,7 @@ export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
   idfv: 'VARCHAR',
   adid: 'VARCHAR',
   android_id: 'VARCHAR',
+  android_app_set_id: 'VARCHAR',
   plan: 'JSON',
   app_version: 'VARCHAR',
   platform: 'VARCHAR',
@@ -61,12 +62,14 @@ const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
 const SEGMENT_COLUMNS = `{${Object.entries({ ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' })
   .map(([column, type]) => `${sqlString(column)}: ${sqlString(type)}`)
   .join(', ')}}`;
-const ADVERTISING_ID_FIELDS = ['idfa', 'idfv', 'adid'] as const;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
   .map(([name, type]) => `${quote(name)} ${type}`)
   .join(', ')}, seq BIGINT);
+${Object.entries(EVENT_COLUMNS)
+  .map(([name, type]) => `ALTER TABLE events ADD COLUMN IF NOT EXISTS ${quote(name)} ${type};`)
+  .join('\n')}
 CREATE TABLE IF NOT EXISTS loaded_segments (name VARCHAR PRIMARY KEY, loaded_at BIGINT);
 CREATE TABLE IF NOT EXISTS user_profiles (app_id INTEGER, user_id VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, user_id));
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));

@@ -68,8 +68,11 @@ export class JournalledStore implements Store {
   async append(records: JournalRecord[]): Promise<void> {
     let text = '';
     for (const record of records) text += JSON.stringify(record) + '\n';
-    await this.journal.append(Buffer.from(text));
-    if (this.journal.openBytes >= this.options.segmentBytes) void this.loadInBackground();
+    try {
+      await this.journal.append(Buffer.from(text));
+    } finally {
+      if (this.journal.openBytes >= this.options.segmentBytes || this.journal.needsRotation) void this.loadInBackground();
+    }
   }
 
   flush(): Promise<void> {

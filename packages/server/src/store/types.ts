@@ -33,6 +33,7 @@ export interface StoredEvent {
   idfv: string | null;
   adid: string | null;
   android_id: string | null;
+  android_app_set_id: string | null;
   plan: Record<string, string> | null;
   app_version: string | null;
   platform: string | null;
@@ -66,10 +67,18 @@ export interface HeldAttribution {
  */
 export type JournalRecord = StoredEvent | (StoredEvent & { released_attribution: string }) | { held_attribution: HeldAttribution };
 
+/** The advertising and vendor ids that attribution matches on (doc 002). */
+export const ADVERTISING_ID_FIELDS = ['idfa', 'idfv', 'adid', 'android_app_set_id'] as const;
+export type AdvertisingIdField = (typeof ADVERTISING_ID_FIELDS)[number];
+
+/** Whether an event carries any of them (written out: it runs for every accepted event). */
+export const carriesAdvertisingId = (event: StoredEvent): boolean =>
+  event.idfa !== null || event.idfv !== null || event.adid !== null || event.android_app_set_id !== null;
+
 /** Who carried an advertising or vendor id last, and when. */
 export interface KnownAdvertisingId {
   app_id: number;
-  field: 'idfa' | 'idfv' | 'adid';
+  field: AdvertisingIdField;
   value: string;
   user_id: string | null;
   device_id: string | null;
