@@ -63,6 +63,8 @@ export type AuthoredFlag = {
   experimentKey?: string;
   /** Stored as `metadata.flagVersion`; default 1. */
   version?: number;
+  /** Names of the project's deployments that serve the flag; every deployment when absent. */
+  deployments?: readonly string[];
 };
 
 /** An authored flag that cannot be compiled; `path` points at the offending field. */
@@ -193,12 +195,34 @@ export function compileFlag(flag: AuthoredFlag): EvaluationFlag {
   return compiled;
 }
 
-/** Compiles a flag file's flags; keys must be unique. */
+/** Whether `flag` is served to the deployment named `deployment`. */
+export const servedBy = (flag: Pick<AuthoredFlag, 'deployments'>, deployment: string): boolean => !flag.deployments || flag.deployments.includes(deployment);
+
+/**
+ * Compiles a flag file's flags; keys must be unique, and every deployment that serves a
+ * flag must serve the flags it depends on.
+ */
 export function compileFlags(flags: readonly AuthoredFlag[]): EvaluationFlag[] {
-  const seen = new Set<string>();
+  const byKey = new Map<string, AuthoredFlag>();
+  for (const flag of flags) {
+    if (byKey.has(flag.key)) throw new AuthoringError(flag.key, 'duplicate flag key');
+    if (flag.deployments !== undefined && !(Array.isArray(flag.deployments) && flag.deployments.every((name) => typeof name === 'string' && name !== ''))) {
+      throw new AuthoringError(`${flag.key}.deployments`, 'must be a list of deployment names');
+    }
+    byKey.set(flag.key, flag);
+  }
   return flags.map((flag) => {
-    if (seen.has(flag.key)) throw new AuthoringError(flag.key, 'duplicate flag key');
-    seen.add(flag.key);
-    return compileFlag(flag);
+    const compiled = compileFlag(flag);
+    for (const dependency of compiled.dependencies ?? []) {
+      const needed = byKey.get(dependency);
+      if (!needed) continue;
+      if (!flag.deployments) {
+        if (needed.deployments) throw new AuthoringError(`${flag.key}.deployments`, `depends on "${dependency}", which not every deployment serves`);
+        continue;
+      }
+      const missing = flag.deployments.filter((name) => !servedBy(needed, name));
+      if (missing.length > 0) throw new AuthoringError(`${flag.key}.deployments`, `depends on "${dependency}", which ${missing.join(', ')} does not serve`);
+    }
+    return compiled;
   });
 }

@@ -4,6 +4,7 @@ export { matchCondition } from './conditions.js';
 export {
   compileFlag,
   compileFlags,
+  servedBy,
   AuthoringError,
   DISTRIBUTION_SLOTS,
   OFF_VARIANT,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AuthoringError, compileFlag, compileFlags, DISTRIBUTION_SLOTS } from '../src/authoring.js';
+import { AuthoringError, compileFlag, compileFlags, DISTRIBUTION_SLOTS, servedBy } from '../src/authoring.js';
 import { evaluateFlags } from '../src/engine.js';
 
 describe('compileFlag', () => {
@@ -140,5 +140,17 @@ describe('compileFlag', () => {
 
   it('refuses duplicate keys in a file', () => {
     expect(() => compileFlags([{ key: 'k', variants: { on: {} } }, { key: 'k', variants: { on: {} } }])).toThrow(/duplicate flag key/);
+  });
+
+  it('deployments: a flag names the deployments that serve it; its dependencies must be served there too', () => {
+    const base = { key: 'base', variants: { on: {} }, deployments: ['web', 'ios'] };
+    const dependent = (deployments?: string[]) => ({ key: 'dependent', variants: { on: {} }, deployments, rules: [{ when: [{ property: 'flags.base', op: 'is' as const, values: ['on'] }], variant: 'on' }] });
+    expect(compileFlags([base, dependent(['web'])]).map((f) => f.key)).toEqual(['base', 'dependent']);
+    expect(() => compileFlags([base, dependent(['web', 'android'])])).toThrow(/dependent\.deployments: depends on "base", which android does not serve/);
+    expect(() => compileFlags([base, dependent()])).toThrow(/which not every deployment serves/);
+    expect(() => compileFlags([{ key: 'k', variants: { on: {} }, deployments: 'web' as never }])).toThrow(/k\.deployments: must be a list/);
+    expect(servedBy(base, 'ios')).toBe(true);
+    expect(servedBy(base, 'android')).toBe(false);
+    expect(servedBy({}, 'android')).toBe(true);
   });
 });

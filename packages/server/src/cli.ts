@@ -69,8 +69,15 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
     }
     case 'set-flags': {
       need(2);
-      if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
-      const flags = compileFlags(JSON.parse(readFileSync(args[1]!, 'utf8')) as AuthoredFlag[]);
+      const project = tenancy.projectOf(Number(args[0]));
+      if (!project) throw new Error(`no project with app_id ${args[0]}`);
+      const authored = JSON.parse(readFileSync(args[1]!, 'utf8')) as AuthoredFlag[];
+      const flags = compileFlags(authored);
+      const known = new Set(project.deployments.map((d) => d.name));
+      for (const flag of authored) {
+        const unknown = (flag.deployments ?? []).filter((name) => !known.has(name));
+        if (unknown.length > 0) throw new Error(`${flag.key}.deployments: app_id ${args[0]} has no deployment ${unknown.join(', ')}`);
+      }
       const target = flagFile(dataDir, Number(args[0]));
       mkdirSync(dirname(target), { recursive: true });
       copyFileSync(args[1]!, target);

@@ -1,6 +1,7 @@
 // Experiment evaluation with @svc/evaluation: each project's flags come from
 // `<data dir>/flags/<app_id>.json` (the authoring format, set with `svc-server admin
-// set-flags`), re-read when the file changes. /v1/vardata records `[Experiment] Assignment`
+// set-flags`), re-read when the file changes; a deployment sees the flags that it serves
+// (a flag's `deployments`, or every flag that names none). /v1/vardata records `[Experiment] Assignment`
 // and `[Experiment] Exposure` events through the same journal as ingestion.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   flagsBody,
   sdkFlagsBody,
   sdkVardataBody,
+  servedBy,
   userFromSdkHeader,
   userFromVardataQuery,
   vardataBody,
@@ -31,7 +33,7 @@ const wanted = (flagKeys: string[] | undefined) => (flagKeys && flagKeys.length 
 export const flagFile = (dataDir: string, appId: number) => join(dataDir, 'flags', `${appId}.json`);
 
 export class ExperimentService {
-  private readonly cache = new Map<number, { mtimeMs: number; flags: EvaluationFlag[] }>();
+  private readonly cache = new Map<number, { mtimeMs: number; authored: AuthoredFlag[]; flags: EvaluationFlag[] }>();
 
   constructor(
     private readonly dataDir: string,
@@ -40,15 +42,18 @@ export class ExperimentService {
   ) {}
 
   private flags(caller: Caller): EvaluationFlag[] {
-    const appId = caller.deployment!.app_id;
+    const { app_id: appId, name } = caller.deployment!;
     const file = flagFile(this.dataDir, appId);
     if (!existsSync(file)) return [];
     const { mtimeMs } = statSync(file);
-    const cached = this.cache.get(appId);
-    if (cached?.mtimeMs === mtimeMs) return cached.flags;
-    const flags = compileFlags(JSON.parse(readFileSync(file, 'utf8')) as AuthoredFlag[]);
-    this.cache.set(appId, { mtimeMs, flags });
-    return flags;
+    let cached = this.cache.get(appId);
+    if (cached?.mtimeMs !== mtimeMs) {
+      const authored = JSON.parse(readFileSync(file, 'utf8')) as AuthoredFlag[];
+      cached = { mtimeMs, authored, flags: compileFlags(authored) };
+      this.cache.set(appId, cached);
+    }
+    const { authored, flags } = cached;
+    return flags.filter((_, index) => servedBy(authored[index]!, name));
   }
 
   /** Assignment (unless suppressed) and per-flag exposure events of one evaluation. */

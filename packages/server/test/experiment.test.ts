@@ -8,9 +8,11 @@ import { send } from './support/http.js';
 
 let h: Harness;
 let auth: Record<string, string>;
+let mobileAuth: Record<string, string>;
 beforeAll(async () => {
   h = await startHarness(['experiment']);
   auth = { authorization: `Api-Key ${h.deployment.key}` };
+  mobileAuth = { authorization: `Api-Key ${h.server.tenancy.createDeployment(h.project.app_id, 'mobile').key}` };
   const file = flagFile(h.dataDir, h.project.app_id);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(
@@ -18,6 +20,7 @@ beforeAll(async () => {
     JSON.stringify([
       { key: 'new-checkout', type: 'experiment', experimentKey: 'exp-1', variants: { treatment: {} }, rules: [{ name: 'Germany', when: [{ property: 'country', op: 'is', values: ['Germany'] }], variant: 'treatment' }], rollout: 0 },
       { key: 'dark-mode', bucketBy: 'user_id', variants: { on: {} } },
+      { key: 'mobile-onboarding', variants: { on: {} }, deployments: ['mobile'] },
     ]),
   );
 });
@@ -54,4 +57,13 @@ test('/v1/flags and the SDK paths answer from the same flags', async () => {
   const user = Buffer.from(JSON.stringify({ user_id: 'user-exp-3', country: 'Germany' })).toString('base64url');
   const sdk = await get('/sdk/v2/vardata', { ...auth, 'X-Amp-Exp-User': user });
   expect(sdk.body['new-checkout']).toMatchObject({ key: 'treatment' });
+});
+
+test('a deployment serves the flags that name it and the flags that name no deployment', async () => {
+  const keys = async (path: string, headers: Record<string, string>) => (await get(path, headers)).body.map((f: { key: string }) => f.key).sort();
+  expect(await keys('/v1/flags', auth)).toEqual(['dark-mode', 'new-checkout']);
+  expect(await keys('/v1/flags', mobileAuth)).toEqual(['dark-mode', 'mobile-onboarding', 'new-checkout']);
+  expect(await keys('/sdk/v2/flags', mobileAuth)).toEqual(['dark-mode', 'mobile-onboarding', 'new-checkout']);
+  expect(Object.keys((await get('/v1/vardata?user_id=user-exp-4&device_id=device-exp-4', auth)).body).sort()).toEqual(['dark-mode']);
+  expect(Object.keys((await get('/v1/vardata?user_id=user-exp-4&device_id=device-exp-4', mobileAuth)).body).sort()).toEqual(['dark-mode', 'mobile-onboarding']);
 });

@@ -1,0 +1,42 @@
+// The admin command: organizations, projects and deployments, and flag files checked
+// against the project's deployments before they are set.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { main } from '../src/cli.js';
+import { flagFile } from '../src/experiment.js';
+import { Tenancy } from '../src/tenancy.js';
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-admin-'));
+  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+});
+afterAll(() => {
+  vi.restoreAllMocks();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const admin = (...args: string[]) => main(['admin', ...args, '--data-dir', dataDir]);
+
+test('set-flags refuses a flag that names a deployment the project does not have, and keeps the flags set before', async () => {
+  await admin('create-org', 'Acme');
+  await admin('create-project', '1', 'Web');
+  const appId = new Tenancy(dataDir).projects[0]!.app_id;
+  await admin('create-deployment', String(appId), 'web');
+  const file = (name: string, flags: unknown) => {
+    const path = join(dataDir, name);
+    writeFileSync(path, JSON.stringify(flags));
+    return path;
+  };
+  await admin('set-flags', String(appId), file('good.json', [{ key: 'banner', variants: { on: {} }, deployments: ['web'] }]));
+  expect(existsSync(flagFile(dataDir, appId))).toBe(true);
+  await expect(admin('set-flags', String(appId), file('bad.json', [{ key: 'banner', variants: { on: {} }, deployments: ['web', 'ios'] }]))).rejects.toThrow(
+    `banner.deployments: app_id ${appId} has no deployment ios`,
+  );
+  await expect(admin('set-flags', String(appId), file('dependency.json', [{ key: 'a', variants: { on: {} }, deployments: ['web'], rules: [{ when: [{ property: 'flags.b', op: 'is', values: ['on'] }], variant: 'on' }] }, { key: 'b', variants: { on: {} }, deployments: [] }]))).rejects.toThrow(
+    /a\.deployments: depends on "b", which web does not serve/,
+  );
+  expect(JSON.parse(readFileSync(flagFile(dataDir, appId), 'utf8'))).toEqual([{ key: 'banner', variants: { on: {} }, deployments: ['web'] }]);
+});
