@@ -1,18 +1,29 @@
 // Checks for tests that drive the typed clients (and their helpers) against the mocks.
 import { afterEach, expect } from 'vitest';
 import { recordingFetch } from './mock-requests.js';
+import { expectSpecResponse } from './operation-responses.js';
 import { formatErrors, validatorFor, bundle } from '@svc/openapi-validation';
+
+/** The body of a recorded answer as the spec's schemas describe it: JSON parsed, text as text. */
+async function answerBody(response: Response): Promise<unknown> {
+  const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (mediaType === 'application/json' || mediaType.endsWith('+json')) return JSON.parse(await response.text());
+  if (mediaType.startsWith('text/')) return response.text();
+  return undefined;
+}
 
 /**
  * A fetch for the typed clients whose every request Prism must accept: after each test of the
- * calling `describe` block, each answer is asserted to be 2xx without `sl-violations`.
+ * calling `describe` block, each answer is asserted to be 2xx without `sl-violations`, and
+ * documented by the spec (status, required headers, body against its schema).
  */
 export function acceptedByPrism(): typeof fetch {
   const recorder = recordingFetch();
-  afterEach(() => {
-    for (const { url, status, violations } of recorder.seen) {
+  afterEach(async () => {
+    for (const { url, method, status, violations, response } of recorder.seen) {
       expect(violations, `Prism found violations in the request to ${url}`).toBeNull();
       expect(status, `Prism answered ${status} to ${url}`).toBeLessThan(300);
+      expectSpecResponse(method, response, await answerBody(response));
     }
     recorder.seen.length = 0;
   });

@@ -75,11 +75,12 @@ function expectDocumented({ bundle, op, method, path }: OperationRef, status: nu
  * `sl-violations` header, so a test can assert the mock found nothing to object to.
  */
 export function recordingFetch() {
-  const seen: { url: string; status: number; violations: string | null }[] = [];
+  const seen: { url: string; method: string; status: number; violations: string | null; response: Response }[] = [];
   const fetchAndRecord: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     const url = input instanceof Request ? input.url : String(input);
-    seen.push({ url, status: response.status, violations: response.headers.get('sl-violations') });
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    seen.push({ url, method, status: response.status, violations: response.headers.get('sl-violations'), response: response.clone() });
     return response;
   };
   return { fetch: fetchAndRecord, seen };
