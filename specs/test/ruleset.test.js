@@ -31,6 +31,13 @@ describe('the project ruleset on a broken fixture', async () => {
     expect(messages('svc-operation-file-named-by-id')[0]).toContain('named after its operationId "sendEvents"');
   });
 
+  it('requires x-svc-credentials for an open operation and a documented x-svc-invalid-credentials-status', () => {
+    expect(messages('svc-operation-security')).toEqual([
+      expect.stringContaining('has no x-svc-credentials'),
+      'x-svc-invalid-credentials-status 403 is not a documented response of the operation.',
+    ]);
+  });
+
   it('reports a code that differs from the status in schema and example', () => {
     expect(messages('svc-error-code-matches-status')).toEqual(
       expect.arrayContaining([expect.stringContaining('example has code 201 in a 200 response'), expect.stringContaining('schema allows code [201]')]),
