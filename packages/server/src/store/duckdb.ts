@@ -4,7 +4,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -59,9 +59,23 @@ const quote = (name: string) => `"${name}"`;
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
 /** Columns of a journal line: an event's, plus the attribution hold it starts or ends. */
-const SEGMENT_COLUMNS = `{${Object.entries({ ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' })
+const LINE_COLUMNS: Record<string, string> = { ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' };
+const SEGMENT_COLUMNS = `{${Object.entries(LINE_COLUMNS)
   .map(([column, type]) => `${sqlString(column)}: ${sqlString(type)}`)
   .join(', ')}}`;
+
+/**
+ * The journal line of a record: its JSON without the null fields, which read_json reads
+ * back as NULL (a benchmark event shrinks from 982 to 613 bytes and loads ~20% faster).
+ * Unrolled over the known columns: a copy with named stores plus a smaller JSON.stringify
+ * costs less than stringifying the full record (measured 4.8 vs 5.5 µs per event).
+ */
+const journalLine = new Function(
+  'record',
+  `const line = {};\n${Object.keys(LINE_COLUMNS)
+    .map((column) => `if (record[${JSON.stringify(column)}] != null) line[${JSON.stringify(column)}] = record[${JSON.stringify(column)}];`)
+    .join('\n')}\nreturn JSON.stringify(line);`,
+) as (record: JournalRecord) => string;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
@@ -92,6 +106,7 @@ function parseJsonColumns(row: Row): StoredEvent {
 
 export class DuckDbEngine implements Engine {
   private queue: Promise<unknown> = Promise.resolve();
+  readonly journalLine = journalLine;
 
   private constructor(
     private readonly instance: DuckDBInstance,

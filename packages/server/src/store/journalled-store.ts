@@ -15,20 +15,6 @@ export interface JournalOptions {
   onLoadError: (error: Error) => void;
 }
 
-/**
- * A journal line leaves out null fields (the engine reads a missing field as NULL): an
- * event of the benchmark shrinks from 982 to 613 bytes, which the engine parses ~20% faster
- * than the copy costs here.
- */
-function withoutNulls(record: JournalRecord): Record<string, unknown> {
-  const line: Record<string, unknown> = {};
-  for (const key in record) {
-    const value = (record as unknown as Record<string, unknown>)[key];
-    if (value !== null) line[key] = value;
-  }
-  return line;
-}
-
 export class JournalledStore implements Store {
   private readonly journal: Journal;
   private timer: NodeJS.Timeout | undefined;
@@ -81,7 +67,7 @@ export class JournalledStore implements Store {
 
   async append(records: JournalRecord[]): Promise<void> {
     let text = '';
-    for (const record of records) text += JSON.stringify(withoutNulls(record)) + '\n';
+    for (const record of records) text += this.engine.journalLine(record) + '\n';
     try {
       await this.journal.append(Buffer.from(text));
     } finally {

@@ -135,11 +135,13 @@ export interface StoreReader {
 /** What a storage engine provides underneath the journal. */
 export interface Engine extends StoreReader, EntityStore {
   /**
-   * Loads one sealed journal segment (newline-delimited StoredEvent JSON) and applies its
+   * Loads one sealed journal segment (lines written by `journalLine`) and applies its
    * profile operations, recording the segment as loaded in the same transaction, so that a
    * crash between load and deletion of the file never loads it twice.
    */
   loadSegment(path: string, name: string): Promise<void>;
+  /** The line of a record in a journal segment, in the form `loadSegment` reads (no newline). */
+  journalLine(record: JournalRecord): string;
   isLoaded(name: string): Promise<boolean>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */
   recentInsertIds(since: number): Promise<[number, string, number][]>;
