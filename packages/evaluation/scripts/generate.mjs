@@ -1,26 +1,16 @@
 // Generates src/generated/experiment.ts (openapi-typescript types) from the experiment bundle of
 // @svc/specs, so that the evaluation format and the response bodies are typed from the spec.
 // src/generated/ is gitignored; turbo runs `generate` before `build`.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { specsDistDir } from '@svc/openapi-validation';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const outDir = join(packageDir, 'src', 'generated');
 
-function findSpecsDist() {
-  try {
-    return dirname(createRequire(import.meta.url).resolve('@svc/specs/apis.json'));
-  } catch {
-    const fallback = join(packageDir, '..', '..', 'specs', 'dist');
-    if (existsSync(join(fallback, 'apis.json'))) return fallback;
-    throw new Error('specs/dist/apis.json not found: build @svc/specs first');
-  }
-}
-
-const file = join(findSpecsDist(), 'experiment.json');
+const file = join(specsDistDir(), 'experiment.json');
 const doc = JSON.parse(readFileSync(file, 'utf8'));
 const ast = await openapiTS(doc, { silent: true, defaultNonNullable: false, cwd: pathToFileURL(file) });
 rmSync(outDir, { recursive: true, force: true });

@@ -28,6 +28,10 @@ test('replies are the documented statuses with their bodies', () => {
 test('requests carry the typed body and parameters', () => {
   expectTypeOf<HandlerRequest<'createBatchEvents'>['body']['events'][number]['event_type']>().toEqualTypeOf<string>();
   expectTypeOf<HandlerRequest<'createGroupIdentifications'>['query']>().toHaveProperty('api_key');
+  // Parameters sent as JSON text are typed as the values the validator decodes, also each
+  // item of a repeated one (x-svc-json-items): the funnel steps.
+  expectTypeOf<NonNullable<HandlerRequest<'getEventSegmentation'>['query']['e']>['event_type']>().toEqualTypeOf<string>();
+  expectTypeOf<NonNullable<HandlerRequest<'getFunnel'>['query']['e']>[number]['event_type']>().toEqualTypeOf<string>();
   // @ts-expect-error a handler of group identification cannot answer with the upload body
   const wrong: Handler<'createGroupIdentifications'> = () => ({ status: 200, body: { code: 200, events_ingested: 1, payload_size_bytes: 1 } });
   void wrong;
