@@ -39,12 +39,12 @@ export class IngestionService {
     this.propertyUpdates.prune(now);
   }
 
-  /** 413 above the event count, else the documented 400 body. */
+  /** 413 when the events break the spec's `maxItems` (2000), else the documented 400 body. */
   rejectUpload = (problems: RequestProblem[], body: unknown): Reply<UploadOperation> => {
-    const events = (body as Partial<UploadRequest> | undefined)?.events;
-    if (Array.isArray(events) && events.length > this.rules.maxEventsPerRequest) {
-      return { status: 413, body: { code: 413, error: `Payload too large: at most ${this.rules.maxEventsPerRequest} events per request` } };
-    }
+    const tooMany = problems
+      .flatMap((problem) => (problem.where === 'body' ? (problem.errors ?? []) : []))
+      .find((error) => error.keyword === 'maxItems' && error.instancePath === '/events');
+    if (tooMany) return { status: 413, body: { code: 413, error: `Payload too large: at most ${tooMany.params.limit} events per request` } };
     return { status: 400, body: uploadProblems(body, problems, this.rules) ?? { code: 400, error: 'Invalid request' } };
   };
 

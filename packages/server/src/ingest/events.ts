@@ -11,7 +11,6 @@ export type UploadRequest = components['schemas']['EventUploadRequest'];
 export type InvalidUploadError = components['schemas']['InvalidUploadError'];
 
 export interface EventRules {
-  maxEventsPerRequest: number;
   maxPropertyDepth: number;
   maxGroupTypes: number;
   maxGroups: number;
@@ -21,7 +20,6 @@ export interface EventRules {
 }
 
 export const DEFAULT_EVENT_RULES: EventRules = {
-  maxEventsPerRequest: 2000,
   maxPropertyDepth: 40,
   maxGroupTypes: 5,
   maxGroups: 10,
