@@ -16,7 +16,7 @@ import localServer from './functions/localServer.js';
 import declaredCredentials from './functions/declaredCredentials.js';
 
 const { oas } = oasModule;
-const { truthy } = truthyModule;
+const { truthy, enumeration } = truthyModule;
 const { oas3 } = oas3Module;
 const glossary = parse(readFileSync(new URL('./glossary.yaml', import.meta.url), 'utf8'));
 const OPERATIONS = '$.paths[*][get,put,post,delete,patch,options,head]';
@@ -156,6 +156,16 @@ const ruleset = {
       severity: 'error',
       given: '$',
       then: { field: 'x-svc-host-role', function: truthy },
+    },
+    'svc-cors-policy': {
+      description: 'Each interface group states which origins browsers may call it from (x-svc-cors.origins: any or configured); the server applies it.',
+      message: '{{error}}',
+      severity: 'error',
+      given: '$',
+      then: [
+        { field: 'x-svc-cors', function: truthy },
+        { field: 'x-svc-cors.origins', function: enumeration, functionOptions: { values: ['any', 'configured'] } },
+      ],
     },
   },
 };

@@ -8,7 +8,8 @@
 //   `x-svc-query-schema` of the operation (rules between parameters, e.g. "`start` is
 //   required when `time_period` is `CUSTOM`") is checked on the object of the decoded
 //   `schema` query parameters;
-// - request body: required when `requestBody.required`; JSON bodies parsed; form bodies
+// - request body: required when `requestBody.required`; JSON bodies parsed (also those of a
+//   media type with `x-svc-body-format: json`, such as the `text/plain` of beacons); form bodies
 //   (urlencoded) split into fields, fields with `encoding.<field>.contentType:
 //   application/json` JSON-parsed, other fields coerced; then Ajv on the body schema;
 // - credentials: the operation's `security` (HTTP Basic needs `Basic base64(user:pass)`,
@@ -18,6 +19,7 @@
 // Values of credentials are not checked here: the contract tests have no real keys, and the
 // server checks them against its tenancy after this validation (`where: 'credentials'`).
 import type { ErrorObject } from 'ajv';
+import { jsonValueFlaw } from './json-value.js';
 import { formatErrors, validatorFor } from './schema.js';
 import { type Doc, type OperationRef, deref, matchOperation } from './specs.js';
 
@@ -101,13 +103,27 @@ function deserialize(doc: Doc, schema: unknown, values: string[], explode: boole
   return coerce(doc, s, values[values.length - 1]!);
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+/** A flawed value (`errors` set) is still returned: the request's credentials can be read from it. */
+type ParsedJson = { ok: true; value: unknown } | { ok: false; error: string; errors?: ErrorObject[]; value?: unknown };
+
+/** JSON text → value; text that parses to a value no store can keep as sent is refused too (see json-value.ts). */
+function parseJson(text: string): ParsedJson {
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(text) };
+    value = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
+  const flaw = jsonValueFlaw(value);
+  if (!flaw) return { ok: true, value };
+  const { instancePath, message } = flaw;
+  return { ok: false, error: `${instancePath || '/'} ${message}`, errors: [{ keyword: 'svcJsonValue', instancePath, schemaPath: '', params: {}, message }], value };
 }
+
+const jsonProblem = (where: string, parsed: Extract<ParsedJson, { ok: false }>): RequestProblem =>
+  parsed.errors
+    ? { where, message: `is not acceptable JSON: ${parsed.error}`, errors: parsed.errors }
+    : { where, message: `is not valid JSON (${parsed.error})` };
 
 export function validateRequest(request: RawRequest): RequestValidation {
   const url = new URL(request.url, 'http://spec.invalid');
@@ -152,7 +168,7 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
       const [mediaType, media] = Object.entries(param.content as Doc)[0] as [string, Doc];
       if (JSON_TYPE.test(mediaType)) {
         const parsed = parseJson(values[values.length - 1]!);
-        if (!parsed.ok) problems.push({ where, message: `is not valid JSON (${parsed.error})` });
+        if (!parsed.ok) problems.push(jsonProblem(where, parsed));
         else if (check(where, media.schema, parsed.value)) parsedParams.set(`${param.in}:${param.name}`, parsed.value);
       } else if (check(where, media.schema, values[values.length - 1])) parsedParams.set(`${param.in}:${param.name}`, values[values.length - 1]);
     } else {
@@ -166,7 +182,7 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
         // parameter): each item is parsed and checked against the schema the extension names.
         const items = values.map((text, index) => {
           const parsed = parseJson(text);
-          if (!parsed.ok) problems.push({ where: `${where} item ${index}`, message: `is not valid JSON (${parsed.error})` });
+          if (!parsed.ok) problems.push(jsonProblem(`${where} item ${index}`, parsed));
           else check(`${where} item ${index}`, { $ref: itemsPointer }, parsed.value);
           return parsed.ok ? parsed.value : undefined;
         });
@@ -190,10 +206,13 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
       const media = (requestBody.content as Doc)[contentType] as Doc | undefined;
       if (!media) {
         problems.push({ where: 'body', message: `content type ${contentType || '(none)'} is not one of ${Object.keys(requestBody.content).join(', ')}` });
-      } else if (JSON_TYPE.test(contentType)) {
+      } else if (JSON_TYPE.test(contentType) || media['x-svc-body-format'] === 'json') {
         const parsed = parseJson(request.body!);
-        if (!parsed.ok) problems.push({ where: 'body', message: `is not valid JSON (${parsed.error})` });
-        else {
+        if (!parsed.ok) {
+          problems.push(jsonProblem('body', parsed));
+          parsedBody = parsed.value;
+          if (parsed.value && typeof parsed.value === 'object') bodyObject = parsed.value as Record<string, unknown>;
+        } else {
           parsedBody = parsed.value;
           check('body', media.schema, parsed.value);
           if (parsed.value && typeof parsed.value === 'object') bodyObject = parsed.value as Record<string, unknown>;
@@ -210,7 +229,7 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
           if (enc?.contentType && JSON_TYPE.test(enc.contentType)) {
             const parsed = parseJson(values[values.length - 1]!);
             if (!parsed.ok) {
-              problems.push({ where: `form field ${name}`, message: `is not valid JSON (${parsed.error})` });
+              problems.push(jsonProblem(`form field ${name}`, parsed));
               continue;
             }
             fields[name] = parsed.value;

@@ -1,12 +1,19 @@
 // OpenAPI 3.0 Schema Objects → JSON Schema (draft-07) for Ajv, with `#/components/...`
 // refs resolved against the bundle they come from.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { depthExceeds } from './json-value.js';
 import type { Doc } from './specs.js';
 
 // ajv-formats is CommonJS; its default export is the function under ESM interop.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
+
+/**
+ * `x-svc-max-depth: N` on a schema: the value may nest objects and arrays at most N deep (the
+ * documented depth limit of property objects), checked by Ajv keyword `svcMaxDepth`.
+ */
+const MAX_DEPTH_EXTENSION = 'x-svc-max-depth';
 
 /** Keywords of OpenAPI 3.0 schemas that JSON Schema does not know and that do not validate. */
 const ANNOTATIONS = new Set(['example', 'discriminator', 'xml', 'externalDocs', 'deprecated']);
@@ -26,6 +33,7 @@ export function toJsonSchema(schema: unknown, baseId: string): unknown {
   }
   const out: Doc = {};
   for (const [key, value] of Object.entries(input)) {
+    if (key === MAX_DEPTH_EXTENSION) out.svcMaxDepth = value;
     if (key.startsWith('x-') || ANNOTATIONS.has(key) || key === 'nullable') continue;
     switch (key) {
       case 'properties':
@@ -92,6 +100,16 @@ function createAjv(): Ajv {
   // The bundle's `components` are added as one schema document so that `#/components/...`
   // refs resolve; the keyword itself validates nothing.
   ajv.addKeyword('components');
+  ajv.addKeyword({
+    keyword: 'svcMaxDepth',
+    schemaType: 'number',
+    errors: true,
+    validate: function svcMaxDepth(limit: number, data: unknown): boolean {
+      if (!depthExceeds(data, limit)) return true;
+      (svcMaxDepth as SchemaValidateFunction).errors = [{ keyword: 'svcMaxDepth', message: `must not nest deeper than ${limit} levels`, params: { limit } }];
+      return false;
+    } as SchemaValidateFunction,
+  });
   return ajv;
 }
 

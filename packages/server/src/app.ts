@@ -17,6 +17,30 @@ import type { Tenancy } from './tenancy.js';
 export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number) => Reply<K> | Promise<Reply<K>>;
 export type Rejections = { [K in ImplementedOperationId]?: Rejection<K> };
 
+/** Timeouts of a listener, ms (slow or stalled clients are cut off). */
+export interface ConnectionLimits {
+  /** Whole request, headers and body. */
+  requestMs: number;
+  headersMs: number;
+  /** A socket with no traffic. */
+  idleMs: number;
+  keepAliveMs: number;
+  /** How often Node checks the request and headers timeouts. */
+  checkIntervalMs: number;
+  maxConnections: number;
+}
+
+/** CORS policy of an interface group (`x-svc-cors` at the root of its document). */
+interface CorsPolicy {
+  origins: 'any' | 'configured';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    cors?: CorsPolicy;
+  }
+}
+
 export interface AppOptions {
   tenancy: Tenancy;
   handlers: Handlers;
@@ -29,6 +53,9 @@ export interface AppOptions {
   logger?: boolean;
   /** Time of receipt of a request, ms (tests move it). */
   clock: () => number;
+  connectionLimits: ConnectionLimits;
+  /** Origins allowed to call the groups whose CORS policy is `configured`. */
+  corsOrigins: readonly string[];
 }
 
 const NOT_IMPLEMENTED = new Set<string>(notImplementedOperations);
@@ -54,12 +81,39 @@ function byLocation(params: Map<string, unknown>, location: string): Record<stri
   return out;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The value of `Access-Control-Allow-Origin` for a request's origin, if it is allowed. */
+function allowedOrigin(policy: CorsPolicy, origin: string, configured: readonly string[]): string | undefined {
+  if (policy.origins === 'any') return '*';
+  return configured.includes(origin) ? origin : undefined;
+}
+
+/** A matcher of concrete paths for a spec path template. */
+const templatePattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+
 export function buildApp(options: AppOptions): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false, routerOptions: { ignoreDuplicateSlashes: true }, bodyLimit: options.defaultBodyLimit });
+  const limits = options.connectionLimits;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    routerOptions: { ignoreDuplicateSlashes: true },
+    bodyLimit: options.defaultBodyLimit,
+    requestTimeout: limits.requestMs,
+    connectionTimeout: limits.idleMs,
+    keepAliveTimeout: limits.keepAliveMs,
+    http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkIntervalMs },
+  });
 
   // Bodies stay text: the validator parses JSON and forms once, as the spec describes them.
+  // Text that is not UTF-8 is refused rather than stored with replacement characters.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    try {
+      done(null, utf8.decode(body as Buffer));
+    } catch {
+      done(Object.assign(new Error('The request body is not valid UTF-8'), { statusCode: 400 }), undefined);
+    }
+  });
 
   // Gzip bodies are inflated on the way in; the route's body limit bounds the inflated size.
   app.addHook('preParsing', async (request, _reply, payload) => {
@@ -79,15 +133,33 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (status >= 500) app.log.error(failure);
     return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
   });
-  app.setNotFoundHandler((request, reply) => reply.code(404).send({ code: 404, error: `No operation at ${request.method} ${request.url.split('?')[0]}` }));
+
+  // Every answer to a page of an allowed origin, errors included, can be read by it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const policy = request.routeOptions.config.cors;
+    const origin = request.headers.origin;
+    const allowed = policy && origin && allowedOrigin(policy, origin, options.corsOrigins);
+    if (allowed) {
+      reply.header('access-control-allow-origin', allowed);
+      if (allowed !== '*') reply.header('access-control-allow-credentials', 'true').header('vary', 'Origin');
+    }
+    return payload;
+  });
 
   const roles = options.hostRoles ? new Set(options.hostRoles) : undefined;
+  /** Methods per spec path served here, for preflights and 405 answers. */
+  const paths = new Map<string, { methods: string[]; cors: CorsPolicy | undefined; pattern: RegExp }>();
   for (const ref of operations()) {
     if (roles && !roles.has(ref.bundle.hostRole)) continue;
     const rule = credentialRule(ref);
+    const cors = ref.bundle.doc['x-svc-cors'] as CorsPolicy | undefined;
+    const path = paths.get(ref.path) ?? { methods: [], cors, pattern: templatePattern(ref.path) };
+    path.methods.push(ref.method.toUpperCase());
+    paths.set(ref.path, path);
     app.route({
       method: ref.method.toUpperCase() as 'GET',
       url: routePath(ref.path),
+      config: { cors },
       bodyLimit: options.bodyLimits[ref.op.operationId as OperationId] ?? options.defaultBodyLimit,
       handler: async (request, reply) => {
         const answer = await answerRequest(ref, rule, request, options);
@@ -98,6 +170,33 @@ export function buildApp(options: AppOptions): FastifyInstance {
       },
     });
   }
+
+  for (const [path, { methods, cors }] of paths) {
+    const allow = [...methods, 'OPTIONS'].join(', ');
+    app.route({
+      method: 'OPTIONS',
+      url: routePath(path),
+      config: { cors },
+      handler: async (request, reply) => {
+        const origin = request.headers.origin;
+        if (origin === undefined || request.headers['access-control-request-method'] === undefined) return reply.code(204).header('allow', allow).send();
+        if (!cors || !allowedOrigin(cors, origin, options.corsOrigins)) return reply.code(403).send({ code: 403, error: `Cross-origin requests from ${origin} are not allowed here` });
+        const asked = request.headers['access-control-request-headers'];
+        if (asked) reply.header('access-control-allow-headers', asked);
+        return reply.code(204).header('access-control-allow-methods', allow).header('access-control-max-age', '86400').send();
+      },
+    });
+  }
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.replace(/\/{2,}/g, '/');
+    const served = [...paths.values()].find(({ pattern }) => pattern.test(path));
+    if (served) {
+      const allow = [...served.methods, 'OPTIONS'].join(', ');
+      return reply.code(405).header('allow', allow).send({ code: 405, error: `${request.method} is not allowed on ${path}; allowed: ${allow}` });
+    }
+    return reply.code(404).send({ code: 404, error: `No operation at ${request.method} ${path}` });
+  });
   return app;
 }
 
@@ -110,9 +209,9 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   const query = splitQuery(request.raw.url ?? '');
   const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
 
-  // Header credentials are checked before the body is looked at.
+  // Credentials in headers or the query are checked before the body is looked at.
   let caller: Caller | undefined;
-  if (rule.kind === 'basic' || rule.kind === 'deploymentKey') {
+  if (!rule.inBody) {
     const check = resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;

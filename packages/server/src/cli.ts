@@ -9,7 +9,7 @@ import { defaultPort, hostRoles, startServer } from './server.js';
 import { Tenancy, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
-  svc-server [start] [--region standard|eu] [--data-dir DIR] [--host HOST] [--port N] [--port-per-role]
+  svc-server [start] [--region standard|eu] [--data-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -20,7 +20,10 @@ const USAGE = `Usage:
 The standard and EU deployments are separate servers with separate data: run one with
 --region standard (port 8000, data in .svc-data/standard) and one with --region eu
 (port 8100, data in .svc-data/eu). --port-per-role binds each host role to its own port
-(the region's port + 0, 1, 2, ... in the order of specs/dist/apis.json).`;
+(the region's port + 0, 1, 2, ... in the order of specs/dist/apis.json).
+Pages of any origin may call ingestion and experiment evaluation; --cors-origin (repeatable,
+e.g. https://dashboard.example.com) lets pages of that origin call the app and api hosts'
+operations, which take the secret key.`;
 
 const OPTIONS = {
   region: { type: 'string', default: 'standard' },
@@ -28,6 +31,7 @@ const OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string' },
   'port-per-role': { type: 'boolean', default: false },
+  'cors-origin': { type: 'string', multiple: true },
   type: { type: 'string', default: 'webhook' },
   help: { type: 'boolean', default: false },
 } as const;
@@ -124,7 +128,7 @@ export async function main(argv: string[]): Promise<void> {
   const demo = fresh.isEmpty() ? createDemo(fresh, dataDir) : undefined;
   const port = values.port ? Number(values.port) : defaultPort(region);
   const rolePorts = values['port-per-role'] ? Object.fromEntries(hostRoles().map((role, i) => [role, port + i])) : undefined;
-  const server = await startServer({ dataDir, host: values.host, port, rolePorts });
+  const server = await startServer({ dataDir, host: values.host, port, rolePorts, corsOrigins: values['cors-origin'] });
   console.log(`svc-server (${region}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);
   if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${describeProject(demo)}`);

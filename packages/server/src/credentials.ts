@@ -1,17 +1,31 @@
-// Which credentials an operation takes, read from its spec (`security` and
-// `x-svc-credentials`), how a request's credentials resolve to a caller, and the answer
-// to missing or wrong ones (status and body shape as the operation documents them).
+// Which credentials an operation takes, read from its spec (`security`, the schemes'
+// `x-svc-credential` and `x-svc-credentials`), how a request's credentials resolve to a
+// caller, and the answer to missing or wrong ones (status and body shape as the operation
+// documents them).
 import type { Doc, OperationRef } from '@svc/openapi-validation';
 import { deref } from '@svc/openapi-validation';
 import type { Caller } from './handlers.js';
 import type { Tenancy } from './tenancy.js';
 
-export type CredentialKind = 'none' | 'apiKey' | 'basic' | 'deploymentKey';
+interface Place {
+  in: string;
+  name: string;
+}
+
+/** One way of presenting credentials: one requirement of the operation's `security`. */
+export type CredentialAlternative =
+  /** The API key in one of `places` (`body`/`form` field or `query` parameter). */
+  | { kind: 'apiKey'; places: Place[] }
+  | { kind: 'basic' }
+  | { kind: 'deploymentKey' }
+  /** API key and secret key as two parameters (`x-svc-credential` api-key / secret-key). */
+  | { kind: 'keyPair'; apiKey: Place; secretKey: Place };
 
 export interface CredentialRule {
-  kind: CredentialKind;
-  /** For `apiKey`: where the key may travel (`body`/`form` field or `query` parameter). */
-  places: { in: string; name: string }[];
+  /** Tried in order; none means the operation needs no credentials. */
+  alternatives: CredentialAlternative[];
+  /** Whether a credential may travel in the body (then it is resolved after parsing it). */
+  inBody: boolean;
   /**
    * Statuses of missing and of wrong credentials: 401 where the operation documents it,
    * else 400 (the ingestion group); wrong ones get `x-svc-invalid-credentials-status`
@@ -24,19 +38,23 @@ export interface CredentialRule {
 
 export type CredentialFailure = 'missing' | 'invalid';
 
-function credentialKind(ref: OperationRef): Pick<CredentialRule, 'kind' | 'places'> {
-  const doc = ref.bundle.doc;
-  const places = (ref.op['x-svc-credentials'] as { in: string; name: string }[] | undefined) ?? [];
-  if (places.length > 0) return { kind: 'apiKey', places };
-  const schemes = (doc.components?.securitySchemes ?? {}) as Doc;
-  for (const requirement of (ref.op.security ?? doc.security ?? []) as Record<string, string[]>[]) {
-    for (const name of Object.keys(requirement)) {
-      const scheme = deref<Doc>(doc, schemes[name]);
-      if (scheme.type === 'http' && String(scheme.scheme).toLowerCase() === 'basic') return { kind: 'basic', places: [] };
-      if (scheme.type === 'apiKey' && scheme.in === 'header' && String(scheme.name).toLowerCase() === 'authorization') return { kind: 'deploymentKey', places: [] };
-    }
-  }
-  return { kind: 'none', places: [] };
+function alternativeOf(doc: Doc, requirement: Record<string, string[]>): CredentialAlternative | undefined {
+  const schemes = Object.keys(requirement).map((name) => deref<Doc>(doc, doc.components?.securitySchemes?.[name]));
+  const [only] = schemes;
+  if (schemes.length === 1 && only?.type === 'http' && String(only.scheme).toLowerCase() === 'basic') return { kind: 'basic' };
+  if (schemes.length === 1 && only?.type === 'apiKey' && only.in === 'header' && String(only.name).toLowerCase() === 'authorization') return { kind: 'deploymentKey' };
+  const carrying = (credential: string) => schemes.find((scheme) => scheme?.['x-svc-credential'] === credential);
+  const apiKey = carrying('api-key');
+  const secretKey = carrying('secret-key');
+  if (schemes.length === 2 && apiKey && secretKey) return { kind: 'keyPair', apiKey: { in: apiKey.in, name: apiKey.name }, secretKey: { in: secretKey.in, name: secretKey.name } };
+  return undefined;
+}
+
+function credentialAlternatives(ref: OperationRef): CredentialAlternative[] {
+  const places = (ref.op['x-svc-credentials'] as Place[] | undefined) ?? [];
+  if (places.length > 0) return [{ kind: 'apiKey', places }];
+  const security = (ref.op.security ?? ref.bundle.doc.security ?? []) as Record<string, string[]>[];
+  return security.flatMap((requirement) => alternativeOf(ref.bundle.doc, requirement) ?? []);
 }
 
 export function credentialRule(ref: OperationRef): CredentialRule {
@@ -45,19 +63,33 @@ export function credentialRule(ref: OperationRef): CredentialRule {
   const missing = responses['401'] ? 401 : 400;
   const invalid = (ref.op['x-svc-invalid-credentials-status'] as number | undefined) ?? missing;
   const schema = deref<Doc>(doc, deref<Doc>(doc, responses[String(missing)])?.content?.['application/json']?.schema);
-  return { ...credentialKind(ref), failureStatus: { missing, invalid }, envelope: schema?.properties?.success ? 'success' : 'code' };
+  const alternatives = credentialAlternatives(ref);
+  return {
+    alternatives,
+    inBody: alternatives.some((a) => a.kind === 'apiKey' && a.places.some((p) => p.in === 'body' || p.in === 'form')),
+    failureStatus: { missing, invalid },
+    envelope: schema?.properties?.success ? 'success' : 'code',
+  };
 }
 
-const FAILURE_MESSAGES: Record<Exclude<CredentialKind, 'none'>, Record<CredentialFailure, string>> = {
-  apiKey: { missing: 'Missing api_key', invalid: 'Invalid API key' },
-  basic: { missing: 'Missing credentials: use HTTP Basic with the API key and the secret key', invalid: 'Invalid API key or secret key' },
-  deploymentKey: { missing: 'Missing deployment key: send Authorization: Api-Key <deployment key>', invalid: 'Invalid deployment key' },
+const HOW: Record<CredentialAlternative['kind'], string> = {
+  apiKey: 'the api_key',
+  basic: 'HTTP Basic with the API key and the secret key',
+  deploymentKey: 'Authorization: Api-Key <deployment key>',
+  keyPair: 'the api_key and secret_key query parameters',
+};
+const INVALID: Record<CredentialAlternative['kind'], string> = {
+  apiKey: 'Invalid API key',
+  basic: 'Invalid API key or secret key',
+  deploymentKey: 'Invalid deployment key',
+  keyPair: 'Invalid API key or secret key',
 };
 
 /** The documented answer to missing or wrong credentials. */
 export function credentialFailure(rule: CredentialRule, failure: CredentialFailure): { status: number; body: unknown } {
   const status = rule.failureStatus[failure];
-  const message = rule.kind === 'none' ? 'Unauthorized' : FAILURE_MESSAGES[rule.kind][failure];
+  const [first] = rule.alternatives;
+  const message = !first ? 'Unauthorized' : failure === 'invalid' ? INVALID[first.kind] : `Missing credentials: use ${rule.alternatives.map((a) => HOW[a.kind]).join(' or ')}`;
   return { status, body: rule.envelope === 'success' ? { success: false, errors: [{ message }] } : { code: status, error: message } };
 }
 
@@ -69,44 +101,60 @@ export interface PresentedCredentials {
   body: unknown;
 }
 
-function apiKeyFrom(rule: CredentialRule, request: PresentedCredentials): string | undefined {
-  for (const place of rule.places) {
-    const value =
-      place.in === 'query'
-        ? request.query.get(place.name)
-        : request.body && typeof request.body === 'object'
+function valueAt(place: Place, request: PresentedCredentials): string | undefined {
+  const value =
+    place.in === 'query'
+      ? request.query.get(place.name)
+      : place.in === 'header'
+        ? request.headers.get(place.name.toLowerCase())
+        : request.body && typeof request.body === 'object' && Object.hasOwn(request.body, place.name)
           ? (request.body as Record<string, unknown>)[place.name]
           : undefined;
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  return undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-export function resolveCaller(rule: CredentialRule, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck {
-  switch (rule.kind) {
-    case 'none':
-      return { caller: {} };
+/** The caller of an alternative's credentials; undefined when they are not presented. */
+function resolveAlternative(alternative: CredentialAlternative, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck | undefined {
+  const known = (caller: Caller | undefined): CredentialCheck => (caller ? { caller } : { failure: 'invalid' });
+  switch (alternative.kind) {
     case 'apiKey': {
-      const key = apiKeyFrom(rule, request);
-      if (key === undefined) return { failure: 'missing' };
+      const key = alternative.places.map((place) => valueAt(place, request)).find((value) => value !== undefined);
+      if (key === undefined) return undefined;
       const project = tenancy.projectByApiKey(key);
-      return project ? { caller: { project } } : { failure: 'invalid' };
+      return known(project && { project });
+    }
+    case 'keyPair': {
+      const apiKey = valueAt(alternative.apiKey, request);
+      const secretKey = valueAt(alternative.secretKey, request);
+      if (apiKey === undefined || secretKey === undefined) return undefined;
+      const project = tenancy.projectByCredentials(apiKey, secretKey);
+      return known(project && { project });
     }
     case 'basic': {
       const [word, encoded] = (request.headers.get('authorization') ?? '').split(/\s+/, 2);
-      if (word?.toLowerCase() !== 'basic' || !encoded) return { failure: 'missing' };
+      if (word?.toLowerCase() !== 'basic' || !encoded) return undefined;
       const decoded = Buffer.from(encoded, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon < 1) return { failure: 'missing' };
+      if (colon < 1) return undefined;
       const project = tenancy.projectByCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
-      return project ? { caller: { project } } : { failure: 'invalid' };
+      return known(project && { project });
     }
     case 'deploymentKey': {
       const [word, key] = (request.headers.get('authorization') ?? '').split(/\s+/, 2);
-      if (word?.toLowerCase() !== 'api-key' || !key) return { failure: 'missing' };
+      if (word?.toLowerCase() !== 'api-key' || !key) return undefined;
       const deployment = tenancy.deploymentByKey(key);
       const project = deployment && tenancy.projectOf(deployment.app_id);
-      return deployment && project ? { caller: { deployment, project } } : { failure: 'invalid' };
+      return known(deployment && project && { deployment, project });
     }
   }
+}
+
+/** The first alternative whose credentials are presented decides; none presented is "missing". */
+export function resolveCaller(rule: CredentialRule, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck {
+  if (rule.alternatives.length === 0) return { caller: {} };
+  for (const alternative of rule.alternatives) {
+    const check = resolveAlternative(alternative, request, tenancy);
+    if (check) return check;
+  }
+  return { failure: 'missing' };
 }

@@ -27,8 +27,14 @@ import type { Caller, HandlerRequest, Reply } from './handlers.js';
 import { type EventRules, toStoredEvent } from './ingest/events.js';
 import type { Store } from './store/types.js';
 
-/** `flag_keys` arrives deserialized by the spec (comma-separated form array); empty = every flag. */
-const wanted = (flagKeys: string[] | undefined) => (flagKeys && flagKeys.length > 0 ? flagKeys : undefined);
+/** `flag_keys` arrives deserialized by the spec (comma-separated form array); empty items are ignored, none = every flag. */
+function wanted(flagKeys: string[] | undefined): string[] | undefined {
+  const keys = flagKeys?.filter((key) => key !== '');
+  return keys && keys.length > 0 ? keys : undefined;
+}
+
+/** Assignment tracking headers: `track` (default) records; `no-track` and the SDKs' `read-only` do not. */
+const tracksAssignment = (header: string | undefined) => header === undefined || header === 'track';
 
 export const flagFile = (dataDir: string, appId: number) => join(dataDir, 'flags', `${appId}.json`);
 
@@ -87,7 +93,7 @@ export class ExperimentService {
     }
     const results = evaluateFlags(contextFromUser(user), this.flags(request.caller), wanted(flag_keys));
     const headers = request.headers as Record<string, string | undefined>;
-    await this.track(request.caller, user, results, headers['X-Svc-Exp-Track'] !== 'no-track', headers['X-Svc-Exp-Exposure-Track'] === 'track', request.receivedAt);
+    await this.track(request.caller, user, results, tracksAssignment(headers['X-Svc-Exp-Track']), headers['X-Svc-Exp-Exposure-Track'] === 'track', request.receivedAt);
     return { status: 200, body: vardataBody(results) };
   };
 
@@ -109,7 +115,7 @@ export class ExperimentService {
       throw error;
     }
     const results = evaluateFlags(contextFromUser(user), this.flags(request.caller), keys);
-    await this.track(request.caller, user, results, headers['X-Amp-Exp-Track'] !== 'no-track', false, request.receivedAt);
+    await this.track(request.caller, user, results, tracksAssignment(headers['X-Amp-Exp-Track']), headers['X-Amp-Exp-Exposure-Track'] === 'track', request.receivedAt);
     return { status: 200, body: sdkVardataBody(results) };
   };
 

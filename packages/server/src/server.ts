@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { loadBundles } from '@svc/openapi-validation';
-import { buildApp } from './app.js';
+import { buildApp, type ConnectionLimits } from './app.js';
 import type { Handlers } from './handlers.js';
 import { DEFAULT_EVENT_RULES, type EventRules } from './ingest/events.js';
 import { Throttle, type ThrottleLimits } from './ingest/throttle.js';
@@ -18,6 +18,16 @@ import { Tenancy } from './tenancy.js';
 // silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
 export const DEFAULT_THROTTLE: ThrottleLimits = { epsThreshold: 1000, windowSeconds: 30, dailyLimit: 500_000, silenceSeconds: 15 };
 
+// A 20 MB upload at 2 Mbit/s takes about 80 s; a stalled client is cut off after 30 s idle.
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  requestMs: 120_000,
+  headersMs: 15_000,
+  idleMs: 30_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+  maxConnections: 2_048,
+};
+
 export interface ServerConfig {
   dataDir: string;
   host: string;
@@ -31,6 +41,11 @@ export interface ServerConfig {
   logger?: boolean;
   /** Current time, ms; `Date.now` unless a test moves time. */
   clock?: () => number;
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** Origins whose pages may call the groups with CORS policy `configured` (app and api hosts). */
+  corsOrigins?: string[];
+  /** Operator-facing messages (quarantined journal records); stderr by default. */
+  log?: (message: string) => void;
 }
 
 export interface RunningServer {
@@ -69,7 +84,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const store = await JournalledStore.open(engine, config.dataDir, {
     loadIntervalMs: config.loadIntervalMs ?? 2000,
     segmentBytes: 64 * 1024 * 1024,
-    onLoadError: (error) => console.error(`loading a journal segment failed (kept for the next try): ${error.message}`),
+    log: config.log ?? ((message) => console.error(message)),
   });
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
   const attribution = new AttributionService(store, rules);
@@ -97,7 +112,18 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createGroupIdentifications: ingestion.groupIdentify,
   };
   const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
-  const appOptions = { tenancy, handlers, rejections, bodyLimits: BODY_LIMITS, defaultBodyLimit: DEFAULT_BODY_LIMIT, logger: config.logger ?? false, clock };
+  const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
+  const appOptions = {
+    tenancy,
+    handlers,
+    rejections,
+    bodyLimits: BODY_LIMITS,
+    defaultBodyLimit: DEFAULT_BODY_LIMIT,
+    logger: config.logger ?? false,
+    clock,
+    connectionLimits,
+    corsOrigins: config.corsOrigins ?? [],
+  };
 
   const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts
     ? Object.keys(config.rolePorts).map((role) => ({ app: buildApp({ ...appOptions, hostRoles: [role] }), roles: [role] }))
@@ -106,6 +132,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   for (const { app, roles } of listeners) {
     const port = config.rolePorts ? config.rolePorts[roles[0]!]! : config.port;
     await app.listen({ host: config.host, port });
+    app.server.maxConnections = connectionLimits.maxConnections;
     const address = app.server.address();
     const bound = typeof address === 'object' && address ? address.port : port;
     for (const role of roles) urls[role] = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${bound}`;

@@ -67,3 +67,22 @@ test('a deployment serves the flags that name it and the flags that name no depl
   expect(Object.keys((await get('/v1/vardata?user_id=user-exp-4&device_id=device-exp-4', auth)).body).sort()).toEqual(['dark-mode']);
   expect(Object.keys((await get('/v1/vardata?user_id=user-exp-4&device_id=device-exp-4', mobileAuth)).body).sort()).toEqual(['dark-mode', 'mobile-onboarding']);
 });
+
+test('/sdk/v2/vardata records exposures when the SDK asks (X-Amp-Exp-Exposure-Track) and no assignment for read-only', async () => {
+  const sdkUser = (userId: string) => Buffer.from(JSON.stringify({ user_id: userId })).toString('base64url');
+  const tracked = (userId: string) => h.server.store.events(h.project.app_id).then((events) => events.filter((e) => e.user_id === userId).map((e) => e.event_type));
+  const variants = await get('/sdk/v2/vardata', { ...auth, 'X-Amp-Exp-User': sdkUser('user-sdk-exposure'), 'X-Amp-Exp-Exposure-Track': 'track' });
+  const served = Object.values(variants.body as Record<string, { key?: string }>).filter((variant) => variant.key !== undefined).length;
+  expect(served).toBeGreaterThan(0);
+  expect(await tracked('user-sdk-exposure')).toEqual(['[Experiment] Assignment', ...Array<string>(served).fill('[Experiment] Exposure')]);
+  await get('/sdk/v2/vardata', { ...auth, 'X-Amp-Exp-User': sdkUser('user-sdk-read-only'), 'X-Amp-Exp-Track': 'read-only' });
+  await get('/sdk/v2/vardata', { ...auth, 'X-Amp-Exp-User': sdkUser('user-sdk-read-only'), 'X-Amp-Exp-Track': 'no-track', 'X-Amp-Exp-Exposure-Track': 'no-track' });
+  expect(await tracked('user-sdk-read-only')).toEqual([]);
+});
+
+test('empty items of flag_keys are ignored', async () => {
+  const flags = await get('/v1/flags?flag_keys=dark-mode,,');
+  expect(flags.status).toBe(200);
+  expect(flags.body.map((f: { key: string }) => f.key)).toEqual(['dark-mode']);
+  expect(Object.keys((await get('/v1/vardata?user_id=user-exp-5&flag_keys=,dark-mode')).body)).toEqual(['dark-mode']);
+});

@@ -5,13 +5,13 @@ import { createHash } from 'node:crypto';
 import type { RequestProblem } from '@svc/openapi-validation';
 import type { components } from '../generated/ingestion.js';
 import type { StoredEvent } from '../store/types.js';
+import { dataRecord } from './data-record.js';
 
 export type EventRecord = components['schemas']['EventRecord'];
 export type UploadRequest = components['schemas']['EventUploadRequest'];
 export type InvalidUploadError = components['schemas']['InvalidUploadError'];
 
 export interface EventRules {
-  maxPropertyDepth: number;
   maxGroupTypes: number;
   maxGroups: number;
   defaultMinIdLength: number;
@@ -20,26 +20,37 @@ export interface EventRules {
 }
 
 export const DEFAULT_EVENT_RULES: EventRules = {
-  maxPropertyDepth: 40,
   maxGroupTypes: 5,
   maxGroups: 10,
   defaultMinIdLength: 5,
   maxUserPropertyUpdatesPerHour: 1800,
 };
 
-const PROPERTY_OBJECTS = ['event_properties', 'user_properties', 'group_properties'] as const;
+const INT32_MAX = 2 ** 31 - 1;
 
-/** Nesting depth of objects and arrays (a flat object is 1); stops counting past `limit`. */
-export function depthExceeds(value: unknown, limit: number, depth = 1): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (depth > limit) return true;
-  // Recursion is bounded by `limit`; no per-node allocation besides Object.values.
-  for (const child of Array.isArray(value) ? value : Object.values(value)) if (depthExceeds(child, limit, depth + 1)) return true;
-  return false;
+/**
+ * The revenue fields of an event. The platform's SDKs send them as `$price`, `$quantity`,
+ * ... event properties; those are used when they are what the fields would accept.
+ */
+function revenueFields(event: EventRecord) {
+  const properties = event.event_properties as Record<string, unknown> | undefined;
+  const numberProperty = (name: string) => (typeof properties?.[name] === 'number' ? (properties[name] as number) : null);
+  const stringProperty = (name: string) => (typeof properties?.[name] === 'string' ? (properties[name] as string) : null);
+  const quantityProperty = numberProperty('$quantity');
+  const price = event.price ?? numberProperty('$price');
+  const quantity = event.quantity ?? (Number.isInteger(quantityProperty) && Math.abs(quantityProperty!) <= INT32_MAX ? quantityProperty : null) ?? (price !== null ? 1 : null);
+  return {
+    price,
+    quantity,
+    // price × quantity wins over a sent revenue (doc 002).
+    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty('$revenue')),
+    productId: event.productId ?? stringProperty('$productId'),
+    revenueType: event.revenueType ?? stringProperty('$revenueType'),
+  };
 }
 
 class IndexesByField {
-  readonly map: Record<string, number[]> = {};
+  readonly map = dataRecord<number[]>();
   add(field: string, index: number): void {
     const list = (this.map[field] ??= []);
     if (!list.includes(index)) list.push(index);
@@ -51,7 +62,7 @@ class IndexesByField {
 
 /**
  * The 400 body for an upload whose schema validation found `problems` or whose events break
- * the rules the schema cannot express (id length, property depth); undefined when valid.
+ * the rules the schema cannot express (id length, a revenue that overflows); undefined when valid.
  */
 export function uploadProblems(body: unknown, problems: RequestProblem[], rules: EventRules): InvalidUploadError | undefined {
   const invalid = new IndexesByField();
@@ -83,9 +94,8 @@ export function uploadProblems(body: unknown, problems: RequestProblem[], rules:
         const value = event[id];
         if (typeof value === 'string' && value.length < minIdLength) invalid.add(id, index);
       }
-      for (const name of PROPERTY_OBJECTS) {
-        if (depthExceeds(event[name], rules.maxPropertyDepth)) invalid.add(name, index);
-      }
+      const { price, revenue } = revenueFields(event);
+      if (price !== null && !Number.isFinite(revenue)) invalid.add('price', index);
     });
   }
   if (missing.empty && invalid.empty) return undefined;
@@ -103,7 +113,7 @@ export function deviceIdFor(userId: string): string {
 /** Keeps the first `maxGroupTypes` group types and the first `maxGroups` group names in all. */
 export function trackedGroups(groups: Record<string, string | string[]> | undefined, rules: EventRules): Record<string, string | string[]> | null {
   if (!groups) return null;
-  const tracked: Record<string, string | string[]> = {};
+  const tracked = dataRecord<string | string[]>();
   let remaining = rules.maxGroups;
   for (const [groupType, value] of Object.entries(groups).slice(0, rules.maxGroupTypes)) {
     if (remaining === 0) break;
@@ -127,12 +137,7 @@ export interface UploadContext {
 /** The stored form of a valid event. */
 export function toStoredEvent(event: EventRecord, context: UploadContext, rules: EventRules): StoredEvent {
   const userId = event.user_id ?? null;
-  // The platform's SDKs send revenue fields as `$price`, `$quantity`, ... event properties.
-  const properties = event.event_properties as Record<string, unknown> | undefined;
-  const numberProperty = (name: string) => (typeof properties?.[name] === 'number' ? (properties[name] as number) : null);
-  const stringProperty = (name: string) => (typeof properties?.[name] === 'string' ? (properties[name] as string) : null);
-  const price = event.price ?? numberProperty('$price');
-  const quantity = event.quantity ?? numberProperty('$quantity') ?? (price !== null ? 1 : null);
+  const { price, quantity, revenue, productId, revenueType } = revenueFields(event);
   // One object literal with every field (the compiler checks that none is missing): a
   // single hidden class, which JSON.stringify and the property accesses handle fastest.
   return {
@@ -152,10 +157,9 @@ export function toStoredEvent(event: EventRecord, context: UploadContext, rules:
     skip_user_properties_sync: event.$skip_user_properties_sync ?? false,
     price,
     quantity,
-    // price × quantity wins over a sent revenue (doc 002).
-    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty('$revenue')),
-    productId: event.productId ?? stringProperty('$productId'),
-    revenueType: event.revenueType ?? stringProperty('$revenueType'),
+    revenue,
+    productId,
+    revenueType,
     currency: event.currency ?? null,
     location_lat: event.location_lat ?? null,
     location_lng: event.location_lng ?? null,

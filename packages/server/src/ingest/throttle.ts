@@ -5,6 +5,7 @@
 // advice to wait and is judged to be spamming: it is silenced (the 400 throttling detail)
 // until it stays quiet that long.
 
+import { dataRecord } from './data-record.js';
 import { addTo, sumSince } from './windowed-counts.js';
 
 export interface ThrottleLimits {
@@ -93,10 +94,10 @@ export class Throttle {
     const dayOldest = Math.floor(now / HOUR_MS) - HOURS;
     const over = { device: new Set<string>(), user: new Set<string>() };
     const verdict: ThrottleVerdict = {
-      throttled_devices: {},
-      throttled_users: {},
-      exceeded_daily_quota_devices: {},
-      exceeded_daily_quota_users: {},
+      throttled_devices: dataRecord(),
+      throttled_users: dataRecord(),
+      exceeded_daily_quota_devices: dataRecord(),
+      exceeded_daily_quota_users: dataRecord(),
       throttled_events: [],
       silenced_devices: [],
       silenced_events: [],

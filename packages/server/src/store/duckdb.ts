@@ -143,9 +143,10 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => {
       await this.connection.run('BEGIN TRANSACTION');
       try {
-        // ignore_errors: a crash can leave a torn last line, which was never acknowledged.
+        // No ignore_errors: a record DuckDB cannot read fails the load, and the journal
+        // isolates it (a torn tail is cut off before loading).
         await this.connection.run(
-          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS}, ignore_errors = true)`,
+          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS})`,
         );
         await this.connection.run(`INSERT INTO events (${columnList}, seq) SELECT ${columnList}, seq FROM segment WHERE held_attribution IS NULL`);
         await this.applyAttributionHolds();

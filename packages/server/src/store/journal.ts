@@ -5,7 +5,7 @@
 // so that later lines never continue a torn one; where even that fails, the segment takes
 // no more writes until it is rotated.
 import { mkdirSync, readdirSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 interface PendingWrite {
@@ -19,7 +19,19 @@ export interface Segment {
   path: string;
 }
 
-const SEGMENT_PATTERN = /^(\d{15})-(\d{6})\.ndjson$/;
+/** `<stamp>-<sequence>.ndjson`; halves of a split segment add `.0` / `.1` before `.ndjson`. */
+const SEGMENT_PATTERN = /^\d{15}-\d{6}(?:\.[01])*\.ndjson$/;
+const NEWLINE = 0x0a;
+
+async function writeDurably(path: string, data: Buffer): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Opens a segment file for appending (tests pass one that fails). */
 export type OpenSegment = (path: string) => Promise<FileHandle>;
@@ -136,6 +148,50 @@ export class Journal {
     await this.writing;
     await sealedHandle?.close();
     return sealed;
+  }
+
+  /**
+   * Cuts a sealed segment back to its last complete line: bytes after it belong to a write
+   * that a crash interrupted, which was never acknowledged.
+   */
+  async trimTornTail(segment: Segment): Promise<void> {
+    const handle = await open(segment.path, 'r+');
+    try {
+      const data = await handle.readFile();
+      if (data.length === 0 || data[data.length - 1] === NEWLINE) return;
+      await handle.truncate(data.lastIndexOf(NEWLINE) + 1);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Splits a sealed segment into two halves by lines (named so that they sort where it
+   * stood) and removes it; undefined when it holds a single line. The halves are on disk
+   * before the original goes: a crash in between leaves the same lines twice, never zero
+   * times, and the original is split again at the next start.
+   */
+  async split(segment: Segment): Promise<[Segment, Segment] | undefined> {
+    const data = await readFile(segment.path);
+    const lineEnds: number[] = [];
+    for (let at = data.indexOf(NEWLINE); at >= 0; at = data.indexOf(NEWLINE, at + 1)) lineEnds.push(at + 1);
+    if (lineEnds.length < 2) return undefined;
+    const middle = lineEnds[Math.floor(lineEnds.length / 2) - 1]!;
+    const base = segment.name.slice(0, -'.ndjson'.length);
+    const halves = [data.subarray(0, middle), data.subarray(middle)].map((part, index) => ({ part, name: `${base}.${index}.ndjson` }));
+    for (const { part, name } of halves) await writeDurably(join(this.dir, name), part);
+    await unlink(segment.path);
+    return [halves[0]!, halves[1]!].map(({ name }) => ({ name, path: join(this.dir, name) })) as [Segment, Segment];
+  }
+
+  /** Moves a segment out of the load path into `quarantine/`, where it is kept; returns its new path. */
+  async quarantine(segment: Segment): Promise<string> {
+    const dir = join(this.dir, 'quarantine');
+    mkdirSync(dir, { recursive: true });
+    const target = join(dir, segment.name);
+    await rename(segment.path, target);
+    return target;
   }
 
   async close(): Promise<Segment | undefined> {

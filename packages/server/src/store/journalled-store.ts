@@ -2,7 +2,9 @@
 // background loop seals the open segment every `loadIntervalMs` (or sooner when it grows
 // past `segmentBytes`) and loads sealed segments into the engine in large chunks, then
 // deletes them. At start-up, segments a crash left behind are loaded unless the engine
-// recorded them as loaded already.
+// recorded them as loaded already. A segment the engine refuses is split in halves down to
+// the single records it refuses, which are quarantined (kept aside, logged): one bad record
+// never holds back the others, other projects' or the start-up.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Journal, type Segment } from './journal.js';
@@ -11,8 +13,8 @@ import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, 
 export interface JournalOptions {
   loadIntervalMs: number;
   segmentBytes: number;
-  /** Called when a background load fails; the segment stays on disk for the next try. */
-  onLoadError: (error: Error) => void;
+  /** Operator-facing messages (quarantined records). */
+  log: (message: string) => void;
 }
 
 export class JournalledStore implements Store {
@@ -31,7 +33,7 @@ export class JournalledStore implements Store {
 
   static async open(engine: Engine, dataDir: string, options: JournalOptions): Promise<JournalledStore> {
     const store = new JournalledStore(engine, dataDir, options);
-    for (const segment of store.journal.existingSegments()) await store.loadAndDelete(segment);
+    for (const segment of store.journal.existingSegments()) await store.loadIsolating(segment);
     await store.journal.openNewSegment();
     store.timer = setInterval(() => void store.loadInBackground(), options.loadIntervalMs);
     store.timer.unref();
@@ -47,6 +49,26 @@ export class JournalledStore implements Store {
     await unlink(segment.path);
   }
 
+  /** Loads a sealed segment, isolating and quarantining the records the engine refuses. */
+  private async loadIsolating(segment: Segment): Promise<void> {
+    await this.journal.trimTornTail(segment);
+    const pending = [segment];
+    while (pending.length > 0) {
+      const next = pending.shift()!;
+      try {
+        await this.loadAndDelete(next);
+      } catch (error) {
+        const halves = await this.journal.split(next);
+        if (halves) {
+          pending.unshift(...halves);
+          continue;
+        }
+        const kept = await this.journal.quarantine(next);
+        this.options.log(`quarantined a journal record the store refused (${(error as Error).message.split('\n')[0]}); kept in ${kept}, the other records load as usual`);
+      }
+    }
+  }
+
   /** Seals the open segment and loads every sealed one, one load at a time. */
   private loadInBackground(): Promise<void> {
     this.loading = this.loading.then(async () => {
@@ -54,10 +76,11 @@ export class JournalledStore implements Store {
       if (segment) this.sealed.push(segment);
       while (this.sealed.length > 0) {
         try {
-          await this.loadAndDelete(this.sealed[0]!);
+          await this.loadIsolating(this.sealed[0]!);
           this.sealed.shift();
         } catch (error) {
-          this.options.onLoadError(error as Error);
+          // The journal itself failed (disk): the segment stays for the next round.
+          this.options.log(`loading journal segment ${this.sealed[0]!.name} failed, kept for the next try: ${(error as Error).message}`);
           return;
         }
       }
@@ -115,7 +138,7 @@ export class JournalledStore implements Store {
     clearInterval(this.timer);
     await this.loading;
     const last = await this.journal.close();
-    if (last) await this.loadAndDelete(last);
+    if (last) await this.loadIsolating(last);
     await this.engine.close();
   }
 }
