@@ -15,6 +15,7 @@ const USAGE = `Usage:
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
   svc-server admin create-feedback-source APP_ID SOURCE_ID [--type webhook|integration] [--data-dir DIR]
   svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
+  svc-server admin set-time-zone APP_ID ZONE [--data-dir DIR]      (IANA name for reporting buckets; default UTC)
   svc-server admin list [--data-dir DIR]
 
 The standard and EU deployments are separate servers with separate data: run one with
@@ -37,7 +38,7 @@ const OPTIONS = {
 } as const;
 
 function describeProject(project: Project): string {
-  const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id})`, `  API key:    ${project.api_key}`, `  secret key: ${project.secret_key}`];
+  const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id}, time zone ${project.time_zone ?? 'UTC'})`, `  API key:    ${project.api_key}`, `  secret key: ${project.secret_key}`];
   for (const d of project.deployments) lines.push(`  deployment ${d.name}: ${d.key}`);
   for (const s of project.feedback_sources) lines.push(`  feedback source ${s.source_id} (${s.type})`);
   return lines.join('\n');
@@ -86,6 +87,12 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
       mkdirSync(dirname(target), { recursive: true });
       copyFileSync(args[1]!, target);
       console.log(`${flags.length} flag(s) set for app_id ${args[0]}: ${flags.map((f) => f.key).join(', ')}`);
+      return;
+    }
+    case 'set-time-zone': {
+      need(2);
+      const project = tenancy.setTimeZone(Number(args[0]), args[1]!);
+      console.log(`app_id ${project.app_id} reports in ${project.time_zone}`);
       return;
     }
     case 'list':

@@ -26,6 +26,18 @@ export interface Project {
   secret_key: string;
   deployments: Deployment[];
   feedback_sources: FeedbackSource[];
+  /** IANA time zone of the project's reporting buckets; UTC when absent. */
+  time_zone?: string;
+}
+
+/** Whether a name is an IANA time zone this runtime knows. */
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface Organization {
@@ -138,18 +150,31 @@ export class Tenancy {
 
   createDeployment(appId: number, name: string): Deployment {
     this.reload();
-    const project = this.data.projects.find((p) => p.app_id === appId);
-    if (!project) throw new Error(`no project with app_id ${appId}`);
+    const project = this.projectToChange(appId);
     const deployment = { name, key: `server-${newKey()}`, app_id: appId };
     project.deployments.push(deployment);
     this.save();
     return deployment;
   }
 
-  createFeedbackSource(appId: number, sourceId: string, type: FeedbackSource['type']): FeedbackSource {
+  setTimeZone(appId: number, timeZone: string): Project {
+    if (!isTimeZone(timeZone)) throw new Error(`${timeZone} is not an IANA time zone (for example Europe/Berlin)`);
     this.reload();
+    const project = this.projectToChange(appId);
+    project.time_zone = timeZone;
+    this.save();
+    return project;
+  }
+
+  private projectToChange(appId: number): Project {
     const project = this.data.projects.find((p) => p.app_id === appId);
     if (!project) throw new Error(`no project with app_id ${appId}`);
+    return project;
+  }
+
+  createFeedbackSource(appId: number, sourceId: string, type: FeedbackSource['type']): FeedbackSource {
+    this.reload();
+    const project = this.projectToChange(appId);
     const source = { source_id: sourceId, type };
     project.feedback_sources = [...project.feedback_sources.filter((s) => s.source_id !== sourceId), source];
     this.save();

@@ -40,3 +40,12 @@ test('set-flags refuses a flag that names a deployment the project does not have
   );
   expect(JSON.parse(readFileSync(flagFile(dataDir, appId), 'utf8'))).toEqual([{ key: 'banner', variants: { on: {} }, deployments: ['web'] }]);
 });
+
+test('set-time-zone takes IANA names only; the project keeps its zone', async () => {
+  const appId = new Tenancy(dataDir).projects[0]!.app_id;
+  await expect(admin('set-time-zone', String(appId), 'Mars/Olympus')).rejects.toThrow('Mars/Olympus is not an IANA time zone');
+  expect(new Tenancy(dataDir).projectOf(appId)!.time_zone).toBeUndefined();
+  await admin('set-time-zone', String(appId), 'Europe/Berlin');
+  expect(new Tenancy(dataDir).projectOf(appId)!.time_zone).toBe('Europe/Berlin');
+  await expect(admin('set-time-zone', '999', 'UTC')).rejects.toThrow('no project with app_id 999');
+});

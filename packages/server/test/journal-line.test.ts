@@ -26,6 +26,6 @@ test('a line has no null fields, keeps nested nulls, and loads back into the sam
   const segment = join(dataDir, 'segment.ndjson');
   writeFileSync(segment, `${line}\n`);
   await engine.loadSegment(segment, 'segment.ndjson');
-  expect(await engine.events(3)).toEqual([event]);
+  expect(await engine.events(3)).toEqual([{ ...event, svc_id: 1 }]);
   await engine.close();
 });

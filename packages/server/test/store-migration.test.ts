@@ -33,3 +33,29 @@ test('an events table without android_app_set_id gets the column; old and new ev
   ]);
   await engine.close();
 });
+
+test('events stored before identities get svc_ids in load order, and profiles are rebuilt from their $identify events', async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-migration-'));
+  const old = await DuckDBInstance.create(join(dataDir, 'events.duckdb'));
+  const connection = await old.connect();
+  await connection.run(`CREATE TABLE events (${Object.entries(EVENT_COLUMNS).map(([name, type]) => `"${name}" ${type}`).join(', ')}, seq BIGINT)`);
+  await connection.run(`INSERT INTO events (app_id, event_type, user_id, device_id, user_properties, time, server_upload_time, skip_user_properties_sync, seq) VALUES
+    (7, 'Anonymous', NULL, 'device-old', NULL, 1, 1, false, 1),
+    (7, '$identify', 'user-old', 'device-old', '{"$set": {"plan": "pro"}}', 2, 2, false, 2),
+    (7, 'Later', NULL, 'device-old', NULL, 3, 3, false, 3),
+    (7, 'Someone else', 'user-other', NULL, NULL, 4, 4, false, 4)`);
+  connection.closeSync();
+  old.closeSync();
+
+  const engine = await DuckDbEngine.open(dataDir);
+  const events = await engine.events(7);
+  expect(events.map((e) => [e.event_type, e.svc_id])).toEqual([
+    ['Anonymous', 1],
+    ['$identify', 1],
+    ['Later', 1],
+    ['Someone else', 2],
+  ]);
+  expect(await engine.userProfile(7, 'user-old')).toEqual({ plan: 'pro' });
+  expect(await engine.userProfile(7, 'device-old')).toEqual({ plan: 'pro' });
+  await engine.close();
+});

@@ -1,10 +1,14 @@
 // The DuckDB engine: events land in one table straight from journal segments (read_json in
-// SQL, several times faster than row-by-row appends); user and group profiles are small
-// tables updated from the `$identify` / `$groupidentify` rows of each segment.
+// SQL, several times faster than row-by-row appends), each with its `svc_id` (resolved in
+// ingestion order, in JS, chunk by chunk so that the event loop keeps serving) and its
+// global ingestion order `ingest_seq`; user profiles (by `svc_id`, with one version per
+// `$identify` for reporting's properties at event time) and group profiles are small tables
+// updated from the `$identify` / `$groupidentify` rows of each segment.
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
+import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -58,6 +62,7 @@ const JSON_COLUMNS = Object.entries(EVENT_COLUMNS)
 const quote = (name: string) => `"${name}"`;
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
+const segmentColumnList = Object.keys(EVENT_COLUMNS).map((name) => `s.${quote(name)}`).join(', ');
 /** Columns of a journal line: an event's, plus the attribution hold it starts or ends. */
 const LINE_COLUMNS: Record<string, string> = { ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' };
 const SEGMENT_COLUMNS = `{${Object.entries(LINE_COLUMNS)
@@ -84,8 +89,14 @@ CREATE TABLE IF NOT EXISTS events (${Object.entries(EVENT_COLUMNS)
 ${Object.entries(EVENT_COLUMNS)
   .map(([name, type]) => `ALTER TABLE events ADD COLUMN IF NOT EXISTS ${quote(name)} ${type};`)
   .join('\n')}
+ALTER TABLE events ADD COLUMN IF NOT EXISTS svc_id BIGINT;
+ALTER TABLE events ADD COLUMN IF NOT EXISTS ingest_seq BIGINT;
 CREATE TABLE IF NOT EXISTS loaded_segments (name VARCHAR PRIMARY KEY, loaded_at BIGINT);
-CREATE TABLE IF NOT EXISTS user_profiles (app_id INTEGER, user_id VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, user_id));
+CREATE TABLE IF NOT EXISTS identity_users (app_id INTEGER, user_id VARCHAR, svc_id BIGINT, PRIMARY KEY (app_id, user_id));
+CREATE TABLE IF NOT EXISTS identity_devices (app_id INTEGER, device_id VARCHAR, svc_id BIGINT, owner VARCHAR, PRIMARY KEY (app_id, device_id));
+CREATE TABLE IF NOT EXISTS svc_merges (from_svc BIGINT PRIMARY KEY, to_svc BIGINT);
+CREATE TABLE IF NOT EXISTS profiles (app_id INTEGER, svc_id BIGINT, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, svc_id));
+CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, ingest_seq BIGINT, properties JSON);
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
 CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
 CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
@@ -95,14 +106,18 @@ CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, g
 
 type Row = Record<string, unknown>;
 
-function parseJsonColumns(row: Row): StoredEvent {
+function parseJsonColumns(row: Row): LoadedEvent {
   for (const name of JSON_COLUMNS) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name] as string);
-  for (const name of ['app_id', 'time', 'server_upload_time', 'session_id', 'event_id', 'quantity']) {
+  for (const name of ['app_id', 'time', 'server_upload_time', 'session_id', 'event_id', 'quantity', 'svc_id']) {
     if (typeof row[name] === 'bigint') row[name] = Number(row[name]);
   }
   delete row.seq;
-  return row as unknown as StoredEvent;
+  delete row.ingest_seq;
+  return row as unknown as LoadedEvent;
 }
+
+/** Rows of a segment resolved per fetched chunk (about 2048 rows), yielding in between. */
+const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 export class DuckDbEngine implements Engine {
   private queue: Promise<unknown> = Promise.resolve();
@@ -111,6 +126,9 @@ export class DuckDbEngine implements Engine {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    private readonly identities: Identities,
+    /** The `ingest_seq` of the last event loaded. */
+    private lastIngestSeq: number,
   ) {}
 
   static async open(dataDir: string): Promise<DuckDbEngine> {
@@ -120,7 +138,49 @@ export class DuckDbEngine implements Engine {
     const instance = await DuckDBInstance.create(join(dataDir, 'events.duckdb'), { threads: '1' });
     const connection = await instance.connect();
     await connection.run(SCHEMA);
-    return new DuckDbEngine(instance, connection);
+    const read = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJS() as Row[];
+    const rows: IdentityRows = {
+      users: (await read('SELECT app_id, user_id, svc_id FROM identity_users')).map((r) => ({ appId: Number(r.app_id), userId: r.user_id as string, svcId: Number(r.svc_id) })),
+      devices: (await read('SELECT app_id, device_id, svc_id, owner FROM identity_devices')).map((r) => ({
+        appId: Number(r.app_id),
+        deviceId: r.device_id as string,
+        svcId: Number(r.svc_id),
+        owner: (r.owner as string | null) ?? null,
+      })),
+      merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
+    };
+    const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
+    const engine = new DuckDbEngine(instance, connection, Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
+    await engine.identifyEarlierEvents();
+    return engine;
+  }
+
+  /**
+   * Events stored before identities existed (older data directories) get their `ingest_seq`
+   * (load order) and `svc_id`, and profiles are rebuilt from their `$identify` events.
+   */
+  private async identifyEarlierEvents(): Promise<void> {
+    const [pending] = await this.rows('SELECT count(*) AS n FROM events WHERE ingest_seq IS NULL');
+    if (Number(pending!.n) === 0) return;
+    await this.connection.run('BEGIN TRANSACTION');
+    try {
+      await this.connection.run('UPDATE events SET ingest_seq = rowid + 1 WHERE ingest_seq IS NULL');
+      await this.connection.run('CREATE OR REPLACE TEMP TABLE segment AS SELECT * EXCLUDE (seq, svc_id), ingest_seq AS seq, NULL::JSON AS held_attribution FROM events WHERE svc_id IS NULL');
+      const batch = await this.resolveIdentities();
+      await this.connection.run('UPDATE events SET svc_id = segment_ids.svc_id FROM segment_ids WHERE events.ingest_seq = segment_ids.seq');
+      await this.persistIdentities(batch);
+      await this.connection.run('DELETE FROM profiles');
+      await this.connection.run('DELETE FROM profile_versions');
+      await this.applyUserProfiles(0);
+      const [last] = await this.rows('SELECT max(ingest_seq) AS last FROM events');
+      this.lastIngestSeq = Number(last!.last);
+      await this.connection.run('DROP TABLE segment');
+      await this.connection.run('COMMIT');
+      batch.commit();
+    } catch (error) {
+      await this.connection.run('ROLLBACK');
+      throw error;
+    }
   }
 
   /** One statement sequence at a time on the single connection. */
@@ -148,13 +208,21 @@ export class DuckDbEngine implements Engine {
         await this.connection.run(
           `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS})`,
         );
-        await this.connection.run(`INSERT INTO events (${columnList}, seq) SELECT ${columnList}, seq FROM segment WHERE held_attribution IS NULL`);
+        const batch = await this.resolveIdentities();
+        await this.connection.run(
+          `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq) SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}
+           FROM segment s LEFT JOIN segment_ids i USING (seq) WHERE s.held_attribution IS NULL`,
+        );
+        await this.persistIdentities(batch);
         await this.applyAttributionHolds();
-        await this.applyUserProfiles();
+        await this.applyUserProfiles(this.lastIngestSeq);
         await this.applyGroupProfiles();
         await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
+        const [last] = await this.rows('SELECT coalesce(max(seq), 0) AS last FROM segment');
         await this.connection.run('DROP TABLE segment');
         await this.connection.run('COMMIT');
+        batch.commit();
+        this.lastIngestSeq += Number(last!.last);
       } catch (error) {
         await this.connection.run('ROLLBACK');
         throw error;
@@ -171,25 +239,97 @@ export class DuckDbEngine implements Engine {
     await this.connection.run('DELETE FROM held_attributions WHERE id IN (SELECT released_attribution FROM segment WHERE released_attribution IS NOT NULL)');
   }
 
-  private async applyUserProfiles(): Promise<void> {
-    const rows = await this.rows(
-      `SELECT app_id, coalesce(user_id, device_id) AS id, user_properties, time FROM segment
-       WHERE event_type = '$identify' AND user_properties IS NOT NULL AND NOT coalesce(skip_user_properties_sync, false) ORDER BY seq`,
+  /**
+   * The `svc_id` of every event row of the temp table `segment` (in `seq` order), into the
+   * temp table `segment_ids (seq, svc_id)`; merged ids are already replaced by their target.
+   */
+  private async resolveIdentities(): Promise<IdentityBatch> {
+    const batch = this.identities.begin();
+    const seqs: number[] = [];
+    const svcIds: (number | null)[] = [];
+    const result = await this.connection.stream('SELECT seq::BIGINT, app_id, user_id, device_id FROM segment WHERE held_attribution IS NULL ORDER BY seq');
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      const [seq, appId, userId, deviceId] = chunk.getColumns() as [bigint[], number[], (string | null)[], (string | null)[]];
+      for (let row = 0; row < chunk.rowCount; row++) {
+        seqs.push(Number(seq[row]));
+        svcIds.push(batch.resolve(appId[row]!, userId[row]!, deviceId[row]!));
+      }
+      await yieldToEventLoop();
+    }
+    await this.connection.run('CREATE OR REPLACE TEMP TABLE segment_ids (seq BIGINT, svc_id BIGINT)');
+    const appender = await this.connection.createAppender('segment_ids', 'main', 'temp');
+    for (let row = 0; row < seqs.length; row++) {
+      const svcId = svcIds[row]!;
+      appender.appendBigInt(BigInt(seqs[row]!));
+      if (svcId === null) appender.appendNull();
+      else appender.appendBigInt(BigInt(batch.canonical(svcId)));
+      appender.endRow();
+    }
+    appender.closeSync();
+    return batch;
+  }
+
+  /** Writes a batch's identity changes; merged ids are replaced in the events and profiles stored before. */
+  private async persistIdentities(batch: IdentityBatch): Promise<void> {
+    const { users, devices, merges } = batch.changes();
+    const fill = async (table: string, columns: string, rows: (string | number | null)[][]) => {
+      await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
+      if (rows.length === 0) return;
+      const appender = await this.connection.createAppender(`${table}_changes`, 'main', 'temp');
+      for (const row of rows) {
+        for (const value of row) {
+          if (value === null) appender.appendNull();
+          else if (typeof value === 'number') appender.appendBigInt(BigInt(value));
+          else appender.appendVarchar(value);
+        }
+        appender.endRow();
+      }
+      appender.closeSync();
+      await this.connection.run(`INSERT OR REPLACE INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
+    };
+    await fill('identity_users', 'app_id, user_id, svc_id', users.map((u) => [u.appId, u.userId, u.svcId]));
+    await fill('identity_devices', 'app_id, device_id, svc_id, owner', devices.map((d) => [d.appId, d.deviceId, d.svcId, d.owner]));
+    await fill('svc_merges', 'from_svc, to_svc', merges.map((m) => [m.from, m.to]));
+    if (merges.length === 0) return;
+    await this.connection.run('UPDATE events SET svc_id = m.to_svc FROM svc_merges_changes m WHERE events.svc_id = m.from_svc');
+    await this.connection.run('UPDATE profile_versions SET svc_id = m.to_svc FROM svc_merges_changes m WHERE profile_versions.svc_id = m.from_svc');
+    // The user's own profile wins; a user without one takes the merged device's.
+    await this.connection.run(
+      `INSERT INTO profiles SELECT p.app_id, m.to_svc, p.properties, p.updated_at FROM profiles p JOIN svc_merges_changes m ON p.svc_id = m.from_svc
+       WHERE NOT EXISTS (SELECT 1 FROM profiles q WHERE q.app_id = p.app_id AND q.svc_id = m.to_svc)`,
     );
-    const profiles = new Map<string, { app_id: number; id: string; properties: Row; time: number }>();
+    await this.connection.run('DELETE FROM profiles WHERE svc_id IN (SELECT from_svc FROM svc_merges_changes)');
+  }
+
+  /** Applies the `$identify` rows of `segment` (joined to their ids) in order: one profile version each. */
+  private async applyUserProfiles(ingestSeqBase: number): Promise<void> {
+    const rows = await this.rows(
+      `SELECT s.app_id, i.svc_id, s.user_properties, s.time, s.seq FROM segment s JOIN segment_ids i USING (seq)
+       WHERE s.event_type = '$identify' AND s.user_properties IS NOT NULL AND NOT coalesce(s.skip_user_properties_sync, false) AND i.svc_id IS NOT NULL ORDER BY s.seq`,
+    );
+    const profiles = new Map<string, { app_id: number; svc_id: number; properties: Row; time: number }>();
+    await this.connection.run('CREATE OR REPLACE TEMP TABLE versions_changes AS SELECT * FROM profile_versions LIMIT 0');
+    const versions = await this.connection.createAppender('versions_changes', 'main', 'temp');
     for (const row of rows) {
-      const key = `${row.app_id}\u0000${row.id}`;
+      const key = `${row.app_id}\u0000${row.svc_id}`;
       let profile = profiles.get(key);
       if (!profile) {
-        const stored = await this.rows('SELECT properties FROM user_profiles WHERE app_id = ? AND user_id = ?', [row.app_id as number, row.id as string]);
-        profile = { app_id: row.app_id as number, id: row.id as string, properties: stored[0] ? JSON.parse(stored[0].properties as string) : {}, time: 0 };
+        const stored = await this.rows('SELECT properties FROM profiles WHERE app_id = ? AND svc_id = ?', [row.app_id as number, Number(row.svc_id)]);
+        profile = { app_id: row.app_id as number, svc_id: Number(row.svc_id), properties: stored[0] ? JSON.parse(stored[0].properties as string) : {}, time: 0 };
         profiles.set(key, profile);
       }
       profile.properties = applyPropertyOperations(profile.properties, JSON.parse(row.user_properties as string));
       profile.time = Number(row.time);
+      versions.appendInteger(profile.app_id);
+      versions.appendBigInt(BigInt(profile.svc_id));
+      versions.appendBigInt(BigInt(Number(row.seq) + ingestSeqBase));
+      versions.appendVarchar(JSON.stringify(profile.properties));
+      versions.endRow();
     }
+    versions.closeSync();
+    await this.connection.run('INSERT INTO profile_versions SELECT * FROM versions_changes');
     for (const p of profiles.values()) {
-      await this.connection.run('INSERT OR REPLACE INTO user_profiles VALUES (?, ?, ?, ?)', [p.app_id, p.id, JSON.stringify(p.properties), p.time]);
+      await this.connection.run('INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)', [p.app_id, p.svc_id, JSON.stringify(p.properties), p.time]);
     }
   }
 
@@ -262,13 +402,16 @@ export class DuckDbEngine implements Engine {
     });
   }
 
-  events(appId: number): Promise<StoredEvent[]> {
-    return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY rowid', [appId])).map(parseJsonColumns));
+  events(appId: number): Promise<LoadedEvent[]> {
+    return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY ingest_seq', [appId])).map(parseJsonColumns));
   }
 
-  userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined> {
+  /** The profile of the user with this `user_id`, or of the device with this `device_id`. */
+  userProfile(appId: number, userOrDeviceId: string): Promise<Record<string, unknown> | undefined> {
     return this.serial(async () => {
-      const rows = await this.rows('SELECT properties FROM user_profiles WHERE app_id = ? AND user_id = ?', [appId, userId]);
+      const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
+      if (svcId === undefined) return undefined;
+      const rows = await this.rows('SELECT properties FROM profiles WHERE app_id = ? AND svc_id = ?', [appId, svcId]);
       return rows[0] ? (JSON.parse(rows[0].properties as string) as Record<string, unknown>) : undefined;
     });
   }

@@ -8,7 +8,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Journal, type Segment } from './journal.js';
-import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, Store, StoredEvent, StoredFeedbackItem } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem } from './types.js';
 
 export interface JournalOptions {
   loadIntervalMs: number;
@@ -102,7 +102,7 @@ export class JournalledStore implements Store {
     return this.loadInBackground();
   }
 
-  events(appId: number): Promise<StoredEvent[]> {
+  events(appId: number): Promise<LoadedEvent[]> {
     return this.flush().then(() => this.engine.events(appId));
   }
 

@@ -50,6 +50,9 @@ export interface StoredEvent {
   language: string | null;
 }
 
+/** An event as loaded: with the `svc_id` of its user (null for group identification records). */
+export type LoadedEvent = StoredEvent & { svc_id: number | null };
+
 /**
  * An attribution held until an event with one of its advertising or vendor ids arrives
  * (the attribution as received, without the ingestion rules applied yet).
@@ -127,7 +130,8 @@ export interface EntityStore {
 
 /** Read side shared by every engine (what the handlers and the tests query). */
 export interface StoreReader {
-  events(appId: number): Promise<StoredEvent[]>;
+  /** The project's events in ingestion order. */
+  events(appId: number): Promise<LoadedEvent[]>;
   userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined>;
   groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined>;
 }
