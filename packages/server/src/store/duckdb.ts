@@ -126,6 +126,8 @@ export class DuckDbEngine implements Engine {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    /** Reporting queries: their own connection, so that loads and queries do not wait for each other. */
+    private readonly reader: DuckDBConnection,
     private readonly identities: Identities,
     /** The `ingest_seq` of the last event loaded. */
     private lastIngestSeq: number,
@@ -150,7 +152,7 @@ export class DuckDbEngine implements Engine {
       merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
     };
     const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
-    const engine = new DuckDbEngine(instance, connection, Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
+    const engine = new DuckDbEngine(instance, connection, await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
     await engine.identifyEarlierEvents();
     return engine;
   }
@@ -406,6 +408,13 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY ingest_seq', [appId])).map(parseJsonColumns));
   }
 
+  /** Rows of a reporting query (numbers as numbers). */
+  async query(sql: string): Promise<Record<string, unknown>[]> {
+    const rows = (await this.reader.runAndReadAll(sql)).getRowObjectsJS() as Row[];
+    for (const row of rows) for (const [key, value] of Object.entries(row)) if (typeof value === 'bigint') row[key] = Number(value);
+    return rows;
+  }
+
   /** The profile of the user with this `user_id`, or of the device with this `device_id`. */
   userProfile(appId: number, userOrDeviceId: string): Promise<Record<string, unknown> | undefined> {
     return this.serial(async () => {
@@ -472,6 +481,7 @@ export class DuckDbEngine implements Engine {
   close(): Promise<void> {
     return this.serial(async () => {
       await this.connection.run('CHECKPOINT');
+      this.reader.closeSync();
       this.connection.closeSync();
       this.instance.closeSync();
     });

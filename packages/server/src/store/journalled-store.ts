@@ -114,6 +114,10 @@ export class JournalledStore implements Store {
     return this.flush().then(() => this.engine.groupProfile(appId, group));
   }
 
+  query(sql: string): Promise<Record<string, unknown>[]> {
+    return this.engine.query(sql);
+  }
+
   feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
     return this.engine.feedbackItem(appId, sourceId, uniqueId);
   }

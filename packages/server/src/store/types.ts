@@ -136,8 +136,13 @@ export interface StoreReader {
   groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined>;
 }
 
+/** Reporting's access to an engine: SQL in the engine's dialect, rows back. */
+export interface ReportingSource {
+  query(sql: string): Promise<Record<string, unknown>[]>;
+}
+
 /** What a storage engine provides underneath the journal. */
-export interface Engine extends StoreReader, EntityStore {
+export interface Engine extends StoreReader, EntityStore, ReportingSource {
   /**
    * Loads one sealed journal segment (lines written by `journalLine`) and applies its
    * profile operations, recording the segment as loaded in the same transaction, so that a
@@ -157,7 +162,7 @@ export interface Engine extends StoreReader, EntityStore {
 }
 
 /** The store handlers write to: a 200 answer waits for `append`. */
-export interface Store extends StoreReader, EntityStore {
+export interface Store extends StoreReader, EntityStore, ReportingSource {
   /** Resolves once the records are durable (journal fsynced). */
   append(records: JournalRecord[]): Promise<void>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */

@@ -1,0 +1,148 @@
+// Prints the reporting query model as DuckDB SQL. Another engine adds its own dialect with
+// the same methods; the runners do not change.
+import { type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
+import type { Interval } from '../time.js';
+
+export interface Dialect {
+  /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
+  scan(scan: EventScan): string;
+  /** A SELECT of `event_type` for every event type the project has. */
+  eventTypes(appId: number): string;
+  string(value: string): string;
+}
+
+const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
+const list = (values: readonly string[]) => `[${values.map(string).join(', ')}]`;
+const jsonPointer = (name: string) => string(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+
+const BUILT_IN_COLUMNS: Record<string, string> = {
+  version: 'e.app_version',
+  country: 'e.country',
+  city: 'e.city',
+  region: 'e.region',
+  DMA: 'e.dma',
+  language: 'e.language',
+  platform: 'e.platform',
+  os: "nullif(concat_ws(' ', e.os_name, e.os_version), '')",
+  device: 'e.device_model',
+  device_type: "nullif(concat_ws(' ', e.device_brand, e.device_model), '')",
+  start_version: 'h.start_version',
+  paying: 'h.paying',
+};
+/** Built-ins that need the user's history before the event (the `h` relation). */
+const HISTORY = new Set(['start_version', 'paying']);
+
+const BUCKET_UNITS: Record<Exclude<Interval, 'minute5'>, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month' };
+
+export class DuckDbDialect implements Dialect {
+  string = string;
+
+  /** The raw JSON of a property at event time (null when missing). */
+  private json(property: PropertyRef): string {
+    switch (property.kind) {
+      case 'event':
+        return `json_extract(e.event_properties, ${jsonPointer(property.name)})`;
+      case 'custom':
+        // The event's own user properties win over the profile (not on $identify, whose keys are operations).
+        return `coalesce(CASE WHEN e.event_type <> '$identify' THEN json_extract(e.user_properties, ${jsonPointer(property.name)}) END, json_extract(v.properties, ${jsonPointer(property.name)}))`;
+      case 'builtIn':
+        return `to_json(${BUILT_IN_COLUMNS[property.name]})`;
+    }
+  }
+
+  /** The text of a property's value: strings as they are, other JSON as its text. */
+  private text(property: PropertyRef): string {
+    if (property.kind === 'builtIn') return `(${BUILT_IN_COLUMNS[property.name]})::VARCHAR`;
+    const json = this.json(property);
+    return `CASE WHEN json_type(${json}) = 'VARCHAR' THEN ${json} ->> '$' WHEN json_type(${json}) = 'NULL' THEN NULL ELSE ${json}::VARCHAR END`;
+  }
+
+  condition({ property, op, values }: Condition): string {
+    const value = this.text(property);
+    const matchesNone = values.includes(NONE);
+    const is = `(${value} IN (${values.map(string).join(', ')})${matchesNone ? ` OR ${value} IS NULL` : ''})`;
+    const contains = `list_bool_or(list_transform(${list(values)}, x -> contains(${value}, x)))`;
+    const number = `TRY_CAST(${value} AS DOUBLE)`;
+    const first = Number(values[0]);
+    const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${value}] END`;
+    switch (op) {
+      case 'is':
+        return is;
+      case 'is not':
+        return `NOT coalesce(${is}, false)`;
+      case 'contains':
+        return `coalesce(${contains}, false)`;
+      case 'does not contain':
+        return `NOT coalesce(${contains}, false)`;
+      case 'less':
+        return `coalesce(${number} < ${first}, false)`;
+      case 'less or equal':
+        return `coalesce(${number} <= ${first}, false)`;
+      case 'greater':
+        return `coalesce(${number} > ${first}, false)`;
+      case 'greater or equal':
+        return `coalesce(${number} >= ${first}, false)`;
+      case 'set is':
+        return `coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+      case 'set is not':
+        return `NOT coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+    }
+  }
+
+  private selects({ eventType, conditions }: EventSelector): string[] {
+    const type =
+      eventType === '_all'
+        ? []
+        : eventType === '_active'
+          ? [`e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')})`]
+          : eventType === 'revenue_amount'
+            ? ['e.revenue IS NOT NULL']
+            : [`e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`];
+    return [...type, ...conditions.map((c) => this.condition(c))];
+  }
+
+  eventTypes(appId: number): string {
+    return `SELECT DISTINCT event_type FROM events WHERE app_id = ${appId}`;
+  }
+
+  private bucket(interval: Interval, timeZone: string, column: string): string {
+    const local = `timezone(${string(timeZone)}, make_timestamp(e.${column} * 1000)::TIMESTAMPTZ)`;
+    if (interval === 'minute5') return `strftime(time_bucket(INTERVAL 5 MINUTE, ${local}), '%Y-%m-%dT%H:%M:00')`;
+    return interval === 'hour' ? `strftime(date_trunc('hour', ${local}), '%Y-%m-%dT%H:00:00')` : `strftime(date_trunc('${BUCKET_UNITS[interval]}', ${local}), '%Y-%m-%d')`;
+  }
+
+  scan(scan: EventScan): string {
+    const referenced = [...scan.properties, ...scan.segment.map((c) => c.property), ...(scan.selector?.conditions ?? []).map((c) => c.property)];
+    const needsProfile = referenced.some((p) => p.kind === 'custom');
+    const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
+    const timeColumn = scan.timeColumn ?? 'time';
+    const where = [
+      `e.app_id = ${scan.appId}`,
+      'e.svc_id IS NOT NULL',
+      `e.${timeColumn} >= ${scan.range.startMs}`,
+      `e.${timeColumn} < ${scan.range.endMs}`,
+      ...(scan.selector ? this.selects(scan.selector) : []),
+      ...scan.segment.map((c) => this.condition(c)),
+    ];
+    const columns = [
+      'e.svc_id',
+      'e.time',
+      'e.ingest_seq',
+      'e.event_type',
+      'e.session_id',
+      `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')}) AS active`,
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, timeColumn)} AS bucket`] : []),
+      ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
+    ];
+    const history = needsHistory
+      ? ` JOIN (SELECT ingest_seq, first_value(app_version IGNORE NULLS) OVER (PARTITION BY svc_id ORDER BY ingest_seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS start_version,
+          CASE WHEN bool_or(revenue IS NOT NULL) OVER (PARTITION BY svc_id ORDER BY ingest_seq ROWS UNBOUNDED PRECEDING) THEN 'true' ELSE 'false' END AS paying
+          FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL) h ON h.ingest_seq = e.ingest_seq`
+      : '';
+    const profile = needsProfile ? ' ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq' : '';
+    const first = scan.firstEventsOnly
+      ? ` JOIN (SELECT svc_id, min(time) AS first_time FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL GROUP BY svc_id) f ON f.svc_id = e.svc_id AND f.first_time = e.time`
+      : '';
+    return `SELECT ${columns.join(', ')} FROM events e${profile}${history}${first} WHERE ${where.join(' AND ')}`;
+  }
+}

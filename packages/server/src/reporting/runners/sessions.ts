@@ -1,0 +1,47 @@
+// The session operations: sessions are (user, session_id) with a session_id other than −1
+// that hold an active event, dated and bucketed by their start (the session_id), their
+// length the last event's time minus the start, at most a day.
+import { bucketLabels, type ReportRange } from '../time.js';
+import type { RunnerContext, SeriesResult } from './context.js';
+
+export const MAX_SESSION_MS = 86_400_000;
+/** The documented default bins, ms. */
+export const DEFAULT_BINS_MS = [0, 3_000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 86_400_000];
+
+function sessionsSql(ctx: RunnerContext, range: ReportRange): string {
+  const scan = ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day', timeColumn: 'session_id' });
+  return `SELECT svc_id, session_id, any_value(bucket) AS bucket, least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms FROM (${scan}) s
+    WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING bool_or(active)`;
+}
+
+/** Sessions per bin `[edges[i], edges[i+1])` (ms); labels `<a>s-<b>s`. */
+export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edges: number[]): Promise<{ xValues: string[]; counts: number[] }> {
+  const bins = edges.slice(0, -1).map((from, i) => [from, edges[i + 1]!] as const);
+  const [row] = await ctx.query(
+    `SELECT ${bins.map(([from, to], i) => `count(*) FILTER (WHERE length_ms >= ${from} AND length_ms < ${to}) AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
+  );
+  const seconds = (ms: number) => String(Math.round(ms / 1000 * 1000) / 1000);
+  return { xValues: bins.map(([from, to]) => `${seconds(from)}s-${seconds(to)}s`), counts: bins.map((_, i) => Number(row?.[`b${i}`] ?? 0)) };
+}
+
+/** Per day: average session length in seconds, or sessions per active user. */
+export async function dailySessions(ctx: RunnerContext, range: ReportRange, measure: 'averageLength' | 'perUser'): Promise<SeriesResult> {
+  const xValues = bucketLabels(range, 'day');
+  const sessions = await ctx.query(`SELECT bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY bucket`);
+  const active =
+    measure === 'perUser'
+      ? new Map(
+          (await ctx.query(`SELECT bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY bucket`)).map(
+            (r) => [r.bucket as string, r.users as number],
+          ),
+        )
+      : undefined;
+  const byDay = new Map(sessions.map((r) => [r.bucket as string, r]));
+  const values = xValues.map((day) => {
+    const row = byDay.get(day);
+    if (!row) return 0;
+    if (active) return (row.sessions as number) / (active.get(day) ?? (row.sessions as number));
+    return (row.length_ms as number) / (row.sessions as number) / 1000;
+  });
+  return { xValues, series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values, collapsed: 0 }] };
+}

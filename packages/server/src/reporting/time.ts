@@ -1,0 +1,107 @@
+// Report ranges and buckets in a project's time zone (SEMANTICS.md, "Time"): `start`/`end`
+// (`YYYYMMDD`) cover [start 00:00, end+1 00:00) local time; buckets are calendar days, weeks
+// starting on Monday, months, hours or five minutes, labelled with their local start.
+
+export type Interval = 'minute5' | 'hour' | 'day' | 'week' | 'month';
+
+/** The `i` parameter of the reporting operations. */
+export function intervalOf(i: number | undefined): Interval {
+  switch (i) {
+    case -300000:
+      return 'minute5';
+    case -3600000:
+      return 'hour';
+    case 7:
+      return 'week';
+    case 30:
+      return 'month';
+    default:
+      return 'day';
+  }
+}
+
+/** A local calendar date. */
+interface LocalDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+const dateLabel = ({ year, month, day }: LocalDate) => `${year}-${pad(month)}-${pad(day)}`;
+/** Calendar arithmetic on local dates goes through UTC, where no day is shorter than another. */
+const asUtc = ({ year, month, day }: LocalDate) => Date.UTC(year, month - 1, day);
+const fromUtc = (ms: number): LocalDate => {
+  const d = new Date(ms);
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+};
+const addDays = (date: LocalDate, days: number) => fromUtc(asUtc(date) + days * 86_400_000);
+
+/** `YYYYMMDD` → local date (the spec's pattern has checked the shape). */
+export function parseReportDate(text: string): LocalDate {
+  return { year: Number(text.slice(0, 4)), month: Number(text.slice(4, 6)), day: Number(text.slice(6, 8)) };
+}
+
+/** Milliseconds by which the zone is ahead of UTC at `epochMs`. */
+function zoneOffset(timeZone: string, epochMs: number): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(epochMs);
+  const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - (epochMs - (epochMs % 1000));
+}
+
+/** The epoch of local midnight starting `date` in `timeZone` (the first instant of that day). */
+export function localMidnight(timeZone: string, date: LocalDate): number {
+  const wall = asUtc(date);
+  let epoch = wall - zoneOffset(timeZone, wall);
+  // Once more at the candidate: the offset may differ across a DST change.
+  epoch = wall - zoneOffset(timeZone, epoch);
+  return epoch;
+}
+
+export interface ReportRange {
+  startMs: number;
+  endMs: number;
+  start: LocalDate;
+  end: LocalDate;
+  /** Calendar days in the range. */
+  days: number;
+}
+
+export function reportRange(timeZone: string, start: string, end: string): ReportRange {
+  const first = parseReportDate(start);
+  const last = parseReportDate(end);
+  return { start: first, end: last, startMs: localMidnight(timeZone, first), endMs: localMidnight(timeZone, addDays(last, 1)), days: (asUtc(last) - asUtc(first)) / 86_400_000 + 1 };
+}
+
+/** First day of the bucket holding `date`. */
+function bucketDate(interval: 'day' | 'week' | 'month', date: LocalDate): LocalDate {
+  if (interval === 'month') return { ...date, day: 1 };
+  if (interval === 'week') return addDays(date, -((new Date(asUtc(date)).getUTCDay() + 6) % 7));
+  return date;
+}
+
+/**
+ * The labels of the buckets that overlap the range, oldest first: `YYYY-MM-DD` for days,
+ * weeks and months (the first may start before the range), `YYYY-MM-DDTHH:mm:00` for hours
+ * and five minutes (local wall time).
+ */
+export function bucketLabels(range: ReportRange, interval: Interval): string[] {
+  const labels: string[] = [];
+  if (interval === 'hour' || interval === 'minute5') {
+    const step = interval === 'hour' ? 60 : 5;
+    for (let date = range.start; asUtc(date) <= asUtc(range.end); date = addDays(date, 1)) {
+      for (let minute = 0; minute < 24 * 60; minute += step) labels.push(`${dateLabel(date)}T${pad(Math.floor(minute / 60))}:${pad(minute % 60)}:00`);
+    }
+    return labels;
+  }
+  for (let date = bucketDate(interval, range.start); asUtc(date) <= asUtc(range.end); ) {
+    labels.push(dateLabel(date));
+    date = interval === 'month' ? { year: date.month === 12 ? date.year + 1 : date.year, month: (date.month % 12) + 1, day: 1 } : addDays(date, interval === 'week' ? 7 : 1);
+  }
+  return labels;
+}
+
+/** The local calendar date of an instant, `YYYY-MM-DD`. */
+export function localDateLabel(timeZone: string, epochMs: number): string {
+  return dateLabel(fromUtc(epochMs + zoneOffset(timeZone, epochMs)));
+}
