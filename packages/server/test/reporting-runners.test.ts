@@ -8,6 +8,7 @@ import { userProperty } from '../src/reporting/query/model.js';
 import { composition } from '../src/reporting/runners/composition.js';
 import type { RunnerContext } from '../src/reporting/runners/context.js';
 import { eventTypeTotals } from '../src/reporting/runners/event-types.js';
+import { funnel } from '../src/reporting/runners/funnels.js';
 import { segmentation } from '../src/reporting/runners/segmentation.js';
 import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../src/reporting/runners/sessions.js';
 import { userCounts } from '../src/reporting/runners/users.js';
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const answer = await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
   expect(answer.status).toBe(200);
   await server.store.flush();
-  ctx = { appId: project.app_id, timeZone: 'UTC', dialect: new DuckDbDialect(), query: (sql) => server.store.query(sql), now: () => at(4, 15) };
+  ctx = { appId: project.app_id, timeZone: 'UTC', dialect: new DuckDbDialect(), query: (sql) => server.store.query(sql), queryChunks: (sql) => server.store.queryChunks(sql), now: () => at(4, 15) };
 });
 afterAll(async () => {
   await server?.close();
@@ -110,4 +111,31 @@ test('event types with the totals of the current week', async () => {
     { eventType: 'Buy', totals: 1, nonActive: false },
     { eventType: 'Play', totals: 5, nonActive: false },
   ]);
+});
+
+describe('funnels', () => {
+  const steps = (...types: string[]) => types.map((eventType) => ({ eventType, conditions: [] }));
+  const base = { range, mode: 'ordered' as const, windowSeconds: 86_400, segment: [], limit: 100 };
+  const reached = async (query: Partial<Parameters<typeof funnel>[1]>) => (await funnel(ctx, { ...base, steps: steps('Play', 'Buy'), ...query })).groups.map((g) => [g.groupValue, g.total.reached]);
+
+  test('ordered within the window; transition times; per entry day', async () => {
+    const result = await funnel(ctx, { ...base, steps: steps('Play', 'Buy') });
+    // user-0001 plays on Nov 2 10:00 and buys Nov 3 09:00 (23 h later); three others play only.
+    expect(result.groups.map((g) => [g.groupValue, g.total.reached, g.total.transitionTimes])).toEqual([['(none)', [3, 1], [[23 * 3_600_000], [23 * 3_600_000]]]]);
+    expect(result.days).toEqual(['2026-11-02', '2026-11-03', '2026-11-04']);
+    expect(result.groups[0]!.byDay.map((d) => d.reached)).toEqual([
+      [2, 1],
+      [1, 0],
+      [1, 0],
+    ]);
+    expect(await reached({ windowSeconds: 3_600 })).toEqual([['(none)', [3, 0]]]);
+  });
+
+  test('sequential needs the steps back to back; the group is the value on the entry event', async () => {
+    expect(await reached({ steps: steps('Play', 'Play'), mode: 'sequential' })).toEqual([['(none)', [3, 1]]]);
+    expect(await reached({ steps: steps('Play', 'Buy'), groupBy: userProperty('country') })).toEqual([
+      ['DE', [2, 1]],
+      ['US', [1, 0]],
+    ]);
+  });
 });

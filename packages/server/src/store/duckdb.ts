@@ -116,6 +116,12 @@ function parseJsonColumns(row: Row): LoadedEvent {
   return row as unknown as LoadedEvent;
 }
 
+/** BIGINT columns as numbers (the values reporting reads are far below 2^53). */
+function numbersOf(rows: Row[]): Row[] {
+  for (const row of rows) for (const [key, value] of Object.entries(row)) if (typeof value === 'bigint') row[key] = Number(value);
+  return rows;
+}
+
 /** Rows of a segment resolved per fetched chunk (about 2048 rows), yielding in between. */
 const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -410,9 +416,16 @@ export class DuckDbEngine implements Engine {
 
   /** Rows of a reporting query (numbers as numbers). */
   async query(sql: string): Promise<Record<string, unknown>[]> {
-    const rows = (await this.reader.runAndReadAll(sql)).getRowObjectsJS() as Row[];
-    for (const row of rows) for (const [key, value] of Object.entries(row)) if (typeof value === 'bigint') row[key] = Number(value);
-    return rows;
+    return numbersOf((await this.reader.runAndReadAll(sql)).getRowObjectsJS() as Row[]);
+  }
+
+  /** Rows of a large reporting query, a chunk (about 2048 rows) at a time, the event loop served in between. */
+  async *queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
+    const result = await this.reader.stream(sql);
+    for await (const rows of result.yieldRowObjectJs()) {
+      yield numbersOf(rows as Row[]);
+      await yieldToEventLoop();
+    }
   }
 
   /** The profile of the user with this `user_id`, or of the device with this `device_id`. */

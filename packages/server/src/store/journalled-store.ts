@@ -118,6 +118,10 @@ export class JournalledStore implements Store {
     return this.engine.query(sql);
   }
 
+  queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
+    return this.engine.queryChunks(sql);
+  }
+
   feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
     return this.engine.feedbackItem(appId, sourceId, uniqueId);
   }

@@ -139,6 +139,8 @@ export interface StoreReader {
 /** Reporting's access to an engine: SQL in the engine's dialect, rows back. */
 export interface ReportingSource {
   query(sql: string): Promise<Record<string, unknown>[]>;
+  /** The rows of a large result a chunk at a time. */
+  queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
 }
 
 /** What a storage engine provides underneath the journal. */

@@ -105,6 +105,11 @@ export class DuckDbDialect implements Dialect {
     return `SELECT DISTINCT event_type FROM events WHERE app_id = ${appId}`;
   }
 
+  private matches(selector: EventSelector): string {
+    const conditions = this.selects(selector);
+    return conditions.length === 0 ? 'true' : `(${conditions.join(' AND ')})`;
+  }
+
   private bucket(interval: Interval, timeZone: string, column: string): string {
     const local = `timezone(${string(timeZone)}, make_timestamp(e.${column} * 1000)::TIMESTAMPTZ)`;
     if (interval === 'minute5') return `strftime(time_bucket(INTERVAL 5 MINUTE, ${local}), '%Y-%m-%dT%H:%M:00')`;
@@ -112,7 +117,8 @@ export class DuckDbDialect implements Dialect {
   }
 
   scan(scan: EventScan): string {
-    const referenced = [...scan.properties, ...scan.segment.map((c) => c.property), ...(scan.selector?.conditions ?? []).map((c) => c.property)];
+    const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
+    const referenced = [...scan.properties, ...scan.segment.map((c) => c.property), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
     const needsProfile = referenced.some((p) => p.kind === 'custom');
     const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
     const timeColumn = scan.timeColumn ?? 'time';
@@ -123,6 +129,7 @@ export class DuckDbDialect implements Dialect {
       `e.${timeColumn} < ${scan.range.endMs}`,
       ...(scan.selector ? this.selects(scan.selector) : []),
       ...scan.segment.map((c) => this.condition(c)),
+      ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
     ];
     const columns = [
       'e.svc_id',
@@ -133,6 +140,7 @@ export class DuckDbDialect implements Dialect {
       `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')}) AS active`,
       ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, timeColumn)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
+      ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
     const history = needsHistory
       ? ` JOIN (SELECT ingest_seq, first_value(app_version IGNORE NULLS) OVER (PARTITION BY svc_id ORDER BY ingest_seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS start_version,

@@ -41,6 +41,10 @@ export interface EventScan {
   timeColumn?: 'time' | 'session_id';
   /** Keeps only each user's first event ever (new users). */
   firstEventsOnly?: boolean;
+  /** Exposed as boolean columns `f0`, `f1`, ...: whether the event matches each selector (funnel steps). */
+  flags?: EventSelector[];
+  /** Keeps only the events that match one of `flags`. */
+  flaggedOnly?: boolean;
 }
 
 /** The events that are not "active" (SEMANTICS.md, "Active and new"). */

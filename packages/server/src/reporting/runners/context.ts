@@ -8,6 +8,7 @@ export interface RunnerContext {
   timeZone: string;
   dialect: Dialect;
   query(sql: string): Promise<Record<string, unknown>[]>;
+  queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
   /** Current time, ms (tests move it). */
   now(): number;
 }

@@ -1,0 +1,67 @@
+// The reporting limits per project (doc 001): 5 requests at a time across the reporting
+// endpoints (cohort downloads share them), and a cost budget of 1000 per five minutes and
+// 108,000 per hour, where a query's cost is days × conditions × the cost of its type.
+import { addTo, sumSince } from '../ingest/windowed-counts.js';
+
+export interface LimitFigures {
+  concurrentRequests: number;
+  costPerFiveMinutes: number;
+  costPerHour: number;
+}
+
+export const DOCUMENTED_LIMITS: LimitFigures = { concurrentRequests: 5, costPerFiveMinutes: 1000, costPerHour: 108_000 };
+
+export type ExceededLimit = 'concurrent_requests' | 'concurrent_cost' | 'hourly_cost';
+
+export type Admission = { release: () => void } | { exceeded: ExceededLimit; message: string; retryAfterSeconds: number };
+
+const FIVE_MINUTES = 300;
+const HOUR = 3600;
+
+/** Costs spent per second, per project. */
+interface Spent {
+  seconds: number[];
+  costs: number[];
+}
+
+export class ReportingLimits {
+  private readonly running = new Map<number, number>();
+  private readonly spent = new Map<number, Spent>();
+
+  constructor(readonly figures: LimitFigures = DOCUMENTED_LIMITS) {}
+
+  /** Admits a request of `cost` (0 for requests that only take a slot) or says which limit refuses it. */
+  admit(appId: number, cost: number, now: number): Admission {
+    const running = this.running.get(appId) ?? 0;
+    const { concurrentRequests, costPerFiveMinutes, costPerHour } = this.figures;
+    if (running >= concurrentRequests) {
+      return { exceeded: 'concurrent_requests', message: `Too many concurrent requests: at most ${concurrentRequests} reporting requests at a time per project`, retryAfterSeconds: 1 };
+    }
+    const second = Math.floor(now / 1000);
+    const spent = this.spent.get(appId) ?? { seconds: [], costs: [] };
+    const lastFiveMinutes = sumSince(spent.seconds, spent.costs, second - FIVE_MINUTES);
+    if (lastFiveMinutes + cost > costPerFiveMinutes) {
+      return { exceeded: 'concurrent_cost', message: `Cost limit: this query costs ${cost}; at most ${costPerFiveMinutes} per five minutes per project (${lastFiveMinutes} spent)`, retryAfterSeconds: FIVE_MINUTES };
+    }
+    const lastHour = sumSince(spent.seconds, spent.costs, second - HOUR);
+    if (lastHour + cost > costPerHour) {
+      return { exceeded: 'hourly_cost', message: `Cost limit: this query costs ${cost}; at most ${costPerHour} per hour per project (${lastHour} spent)`, retryAfterSeconds: HOUR };
+    }
+    addTo(spent.seconds, spent.costs, second, cost, second - HOUR);
+    this.spent.set(appId, spent);
+    this.running.set(appId, running + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.running.set(appId, (this.running.get(appId) ?? 1) - 1);
+      },
+    };
+  }
+}
+
+/** days × conditions × type cost (conditions: segment conditions, at least 1). */
+export function queryCost(days: number, segmentConditions: number, typeCost: number): number {
+  return days * Math.max(1, segmentConditions) * typeCost;
+}
