@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseFormula } from '../src/reporting/formula.js';
 import { DuckDbDialect } from '../src/reporting/query/duckdb-dialect.js';
 import { userProperty } from '../src/reporting/query/model.js';
 import { composition } from '../src/reporting/runners/composition.js';
@@ -26,13 +27,13 @@ beforeAll(async () => {
   server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
   const project = server.tenancy.createProject(server.tenancy.createOrganization('Reports').id, 'Reports');
   const events = [
-    { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), session_id: at(2, 10), country: 'DE', event_properties: { genre: 'jazz' } },
+    { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), session_id: at(2, 10), country: 'DE', event_properties: { genre: 'jazz', seconds: 10 } },
     { event_type: 'Play', user_id: 'user-0001', time: at(2, 10, 5), session_id: at(2, 10), country: 'DE', event_properties: { genre: 'rock' } },
     { event_type: 'Buy', user_id: 'user-0001', time: at(3, 9), price: 5 },
     { event_type: 'Play', device_id: 'device-0002', time: at(2, 11), country: 'US', event_properties: { genre: 'jazz' } },
     { event_type: '$identify', user_id: 'user-0002', device_id: 'device-0002', time: at(3, 12), user_properties: { $set: { plan: 'pro' } } },
     { event_type: 'Play', user_id: 'user-0002', time: at(3, 12, 1), event_properties: { genre: 'jazz' } },
-    { event_type: 'Play', user_id: 'user-0003', time: at(4, 8), country: 'DE', event_properties: { genre: 'pop' } },
+    { event_type: 'Play', user_id: 'user-0003', time: at(4, 8), country: 'DE', event_properties: { genre: 'pop', seconds: 30 } },
     { event_type: 'Play', user_id: 'user-0004', time: at(5, 8), country: 'FR' },
   ];
   const answer = await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
@@ -66,7 +67,16 @@ describe('users', () => {
 });
 
 describe('segmentation', () => {
-  const base = { range, interval: 'day' as const, events: [play], groupBy: [], segment: [], limit: 100 };
+  test('formulas, rolling windows (users counted once per window) and rolling averages', async () => {
+    const query = { range, interval: 'day' as const, events: [play], groupBy: [], segment: [], limit: 100, activeUsersOnly: false };
+    expect(values(await segmentation(ctx, { ...query, metric: 'formula', formula: parseFormula('totals(A) / UNIQUES(A)') }))).toEqual([[[], [1.5, 1, 1], 5 / 3]]);
+    expect(values(await segmentation(ctx, { ...query, metric: 'uniques', rollingWindow: 2 }))).toEqual([[[], [2, 2, 2], 3]]);
+    expect(values(await segmentation(ctx, { ...query, metric: 'totals', rollingAverage: 2 }))).toEqual([[[], [1.5, 2, 1], 5]]);
+    expect(() => parseFormula('UNIQUES(C)')).toThrow('takes the event A (e) or B (e2)');
+    expect(() => parseFormula('MEDIAN(A)')).toThrow('unknown function MEDIAN');
+  });
+
+  const base = { range, interval: 'day' as const, events: [play], groupBy: [], segment: [], limit: 100, activeUsersOnly: false };
   test('uniques, totals, average and pct_dau', async () => {
     expect(values(await segmentation(ctx, { ...base, metric: 'uniques' }))).toEqual([[[], [2, 1, 1], 3]]);
     expect(values(await segmentation(ctx, { ...base, metric: 'totals' }))).toEqual([[[], [3, 1, 1], 5]]);
@@ -88,6 +98,12 @@ describe('segmentation', () => {
     ]);
     const jazz = await segmentation(ctx, { ...base, metric: 'totals', events: [{ eventType: 'Play', conditions: [{ property: { kind: 'event', name: 'genre' }, op: 'is', values: ['jazz'] }] }] });
     expect(values(jazz)).toEqual([[[], [2, 1, 0], 3]]);
+    const seconds = { ...base, groupBy: [{ kind: 'event' as const, name: 'seconds' }] };
+    expect(values(await segmentation(ctx, { ...seconds, metric: 'sums' }))).toEqual([[[], [10, 0, 30], 40]]);
+    expect(values(await segmentation(ctx, { ...seconds, metric: 'value_avg' }))).toEqual([[[], [10, 0, 30], 20]]);
+    const histogram = await segmentation(ctx, { ...seconds, metric: 'histogram' });
+    expect(histogram.xValues[0]).toBe('10-12');
+    expect(values(histogram)).toEqual([[[], [1, 0, 0, 0, 0, 0, 0, 0, 0, 1], 2]]);
     const notJazz = await segmentation(ctx, { ...base, metric: 'totals', events: [{ eventType: 'Play', conditions: [{ property: { kind: 'event', name: 'genre' }, op: 'is not', values: ['jazz'] }] }] });
     expect(values(notJazz)).toEqual([[[], [1, 0, 1], 2]]);
   });

@@ -101,6 +101,16 @@ export function bucketLabels(range: ReportRange, interval: Interval): string[] {
   return labels;
 }
 
+/** The range with its start moved back by `buckets` buckets of `interval` (rolling windows reach before the range). */
+export function extendBack(timeZone: string, range: ReportRange, interval: Interval, buckets: number): ReportRange {
+  const first = bucketDate(interval === 'week' || interval === 'month' ? interval : 'day', range.start);
+  const start =
+    interval === 'month'
+      ? { year: first.year + Math.floor((first.month - 1 - buckets) / 12), month: ((((first.month - 1 - buckets) % 12) + 12) % 12) + 1, day: 1 }
+      : addDays(first, -(interval === 'week' ? 7 * buckets : interval === 'day' ? buckets : Math.ceil(buckets / (interval === 'hour' ? 24 : 288))));
+  return { ...range, start, startMs: localMidnight(timeZone, start), days: (asUtc(range.end) - asUtc(start)) / 86_400_000 + 1 };
+}
+
 /** The local calendar date of an instant, `YYYY-MM-DD`. */
 export function localDateLabel(timeZone: string, epochMs: number): string {
   return dateLabel(fromUtc(epochMs + zoneOffset(timeZone, epochMs)));
