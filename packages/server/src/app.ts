@@ -63,6 +63,7 @@ const NOT_IMPLEMENTED = new Set<string>(notImplementedOperations);
 interface Answer {
   status: number;
   body: unknown;
+  headers?: Record<string, string>;
 }
 
 const error = (status: number, message: string): Answer => ({ status, body: { code: status, error: message } });
@@ -166,7 +167,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
         const body = answer.body as Record<string, unknown> | undefined;
         // JSON bodies that carry `code` carry the HTTP status.
         if (body && typeof body === 'object' && !Array.isArray(body) && 'code' in body) body.code = answer.status;
-        return reply.code(answer.status).send(body);
+        return reply.code(answer.status).headers(answer.headers ?? {}).send(body);
       },
     });
   }

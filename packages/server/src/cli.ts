@@ -4,6 +4,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
 import { flagFile } from './experiment.js';
+import { saveChart } from './reporting/charts.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
 import { Tenancy, type Project } from './tenancy.js';
@@ -16,6 +17,7 @@ const USAGE = `Usage:
   svc-server admin create-feedback-source APP_ID SOURCE_ID [--type webhook|integration] [--data-dir DIR]
   svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
   svc-server admin set-time-zone APP_ID ZONE [--data-dir DIR]      (IANA name for reporting buckets; default UTC)
+  svc-server admin save-chart APP_ID CHART.json [--data-dir DIR]    ({title, operation, query[, id]}: a stored reporting query)
   svc-server admin list [--data-dir DIR]
 
 The standard and EU deployments are separate servers with separate data: run one with
@@ -93,6 +95,13 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
       need(2);
       const project = tenancy.setTimeZone(Number(args[0]), args[1]!);
       console.log(`app_id ${project.app_id} reports in ${project.time_zone}`);
+      return;
+    }
+    case 'save-chart': {
+      need(2);
+      if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
+      const chart = saveChart(dataDir, Number(args[0]), JSON.parse(readFileSync(args[1]!, 'utf8')) as Parameters<typeof saveChart>[2]);
+      console.log(`chart ${chart.id} (${chart.title}) of app_id ${args[0]}: GET /api/3/chart/${chart.id}/csv`);
       return;
     }
     case 'list':

@@ -92,7 +92,7 @@ type Responses<K extends OperationId> = Operations[K]['responses'];
 
 /** One documented answer of an operation: a status and the body the spec gives it. */
 export type Reply<K extends OperationId> = {
-  [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]> };
+  [S in keyof Responses<K> & number]: { status: S; body: ContentOf<Responses<K>[S]>; headers?: Record<string, string> };
 }[keyof Responses<K> & number];
 
 /** Who is calling, as established from the operation's credentials before the handler runs. */

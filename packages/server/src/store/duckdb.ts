@@ -97,6 +97,8 @@ CREATE TABLE IF NOT EXISTS identity_devices (app_id INTEGER, device_id VARCHAR, 
 CREATE TABLE IF NOT EXISTS svc_merges (from_svc BIGINT PRIMARY KEY, to_svc BIGINT);
 CREATE TABLE IF NOT EXISTS profiles (app_id INTEGER, svc_id BIGINT, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, svc_id));
 CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, ingest_seq BIGINT, properties JSON);
+CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT);
+CREATE TABLE IF NOT EXISTS user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, PRIMARY KEY (app_id, from_svc));
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
 CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
 CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));

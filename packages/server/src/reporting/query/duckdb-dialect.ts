@@ -1,6 +1,6 @@
 // Prints the reporting query model as DuckDB SQL. Another engine adds its own dialect with
 // the same methods; the runners do not change.
-import { type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import type { Interval } from '../time.js';
 
 export interface Dialect {
@@ -89,6 +89,11 @@ export class DuckDbDialect implements Dialect {
     }
   }
 
+  private segmentCondition(condition: Condition | CohortCondition, appId: number): string {
+    if (!('cohortId' in condition)) return this.condition(condition);
+    return `${condition.member ? '' : 'NOT '}e.svc_id IN (SELECT svc_id FROM cohort_members WHERE app_id = ${appId} AND cohort_id = ${string(condition.cohortId)})`;
+  }
+
   private selects({ eventType, conditions }: EventSelector): string[] {
     const type =
       eventType === '_all'
@@ -118,7 +123,7 @@ export class DuckDbDialect implements Dialect {
 
   scan(scan: EventScan): string {
     const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
-    const referenced = [...scan.properties, ...scan.segment.map((c) => c.property), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
+    const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
     const needsProfile = referenced.some((p) => p.kind === 'custom');
     const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
     const timeColumn = scan.timeColumn ?? 'time';
@@ -128,11 +133,12 @@ export class DuckDbDialect implements Dialect {
       `e.${timeColumn} >= ${scan.range.startMs}`,
       `e.${timeColumn} < ${scan.range.endMs}`,
       ...(scan.selector ? this.selects(scan.selector) : []),
-      ...scan.segment.map((c) => this.condition(c)),
+      ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
     ];
     const columns = [
-      'e.svc_id',
+      // A user mapped into a global user counts as that user (user mapping); properties stay its own.
+      'coalesce(m.to_svc, e.svc_id) AS svc_id',
       'e.time',
       'e.ingest_seq',
       'e.event_type',
@@ -151,6 +157,7 @@ export class DuckDbDialect implements Dialect {
     const first = scan.firstEventsOnly
       ? ` JOIN (SELECT svc_id, min(time) AS first_time FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL GROUP BY svc_id) f ON f.svc_id = e.svc_id AND f.first_time = e.time`
       : '';
-    return `SELECT ${columns.join(', ')} FROM events e${profile}${history}${first} WHERE ${where.join(' AND ')}`;
+    const mapping = ` LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id`;
+    return `SELECT ${columns.join(', ')} FROM events e${mapping}${profile}${history}${first} WHERE ${where.join(' AND ')}`;
   }
 }

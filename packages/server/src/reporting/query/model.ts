@@ -19,6 +19,15 @@ export interface Condition {
   values: string[];
 }
 
+/** Membership in a behavioral cohort (`userdata_cohort` segments): the members live in the store's `cohort_members`. */
+export interface CohortCondition {
+  cohortId: string;
+  member: boolean;
+}
+
+/** A segment: user property conditions at event time and cohort memberships, all met. */
+export type Segment = (Condition | CohortCondition)[];
+
 /** Which events count: an event type (or `_active`, `_all`, `revenue_amount`) and conditions on them. */
 export interface EventSelector {
   eventType: string;
@@ -31,8 +40,8 @@ export interface EventScan {
   range: ReportRange;
   /** Events kept: those of the selector; every event when absent. */
   selector?: EventSelector;
-  /** Conditions of the segment (on user properties at event time). */
-  segment: Condition[];
+  /** Conditions of the segment (on user properties at event time, and cohort memberships). */
+  segment: Segment;
   /** Exposed as columns `p0`, `p1`, ... (text values, null when missing). */
   properties: PropertyRef[];
   /** Exposed as column `bucket` (the label of the event's bucket). */

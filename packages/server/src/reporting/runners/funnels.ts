@@ -2,7 +2,7 @@
 // read from the engine a chunk of users at a time; counted per group value (`g` on the
 // winning entry's event) and per entry day (the best path entering that day).
 import { bestPath, type FunnelMode, type FunnelPath, type UserEvents } from '../funnel-paths.js';
-import { type Condition, type EventSelector, NONE, type PropertyRef } from '../query/model.js';
+import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
 import type { RunnerContext } from './context.js';
 
@@ -12,7 +12,7 @@ export interface FunnelQuery {
   mode: FunnelMode;
   /** Conversion window, seconds. */
   windowSeconds: number;
-  segment: Condition[];
+  segment: Segment;
   groupBy?: PropertyRef;
   limit: number;
 }

@@ -3,7 +3,7 @@
 // range); property metrics measure the first group-by property; formulas combine measures
 // of both events; rolling windows and averages reach back before the range.
 import { type Formula, type FormulaFunction, evaluateFormula, formulaCalls } from '../formula.js';
-import type { Condition, EventScan, EventSelector, PropertyRef } from '../query/model.js';
+import type { EventScan, EventSelector, PropertyRef, Segment } from '../query/model.js';
 import { bucketLabels, extendBack, type Interval, type ReportRange } from '../time.js';
 import { type RunnerContext, type Series, type SeriesResult, alignSeries } from './context.js';
 import { type Counts, type Measure, counts } from './counts.js';
@@ -15,7 +15,7 @@ export interface SegmentationQuery {
   interval: Interval;
   events: EventSelector[];
   groupBy: PropertyRef[];
-  segment: Condition[];
+  segment: Segment;
   metric: SegmentationMetric;
   formula?: Formula;
   /** Only users active in the bucket (`n=active`). */

@@ -1,6 +1,6 @@
 // `/api/2/users`: active users (≥1 active event) or new users (first event ever) per day,
 // week or month, for one segment, one series per value of `g`.
-import { type Condition, type PropertyRef } from '../query/model.js';
+import type { PropertyRef, Segment } from '../query/model.js';
 import { bucketLabels, type Interval, type ReportRange } from '../time.js';
 import { type RunnerContext, type SeriesResult, alignSeries } from './context.js';
 import { counts } from './counts.js';
@@ -9,7 +9,7 @@ export interface UserCountsQuery {
   range: ReportRange;
   metric: 'active' | 'new';
   interval: Interval;
-  segment: Condition[];
+  segment: Segment;
   groupBy?: PropertyRef;
 }
 
