@@ -1,0 +1,160 @@
+// Reporting benchmark: a seeded dataset (default 10 million events, 30 days, 200,000 users)
+// loaded through the journal loader into a fresh data directory, then each reporting
+// operation timed through the server's HTTP path (warm: median of 5 and p95) next to the
+// same question asked as hand-written SQL on the same DuckDB file, with their ratio; then
+// the longest event-loop stall of the server while queries run and ingestion continues.
+//   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5]
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
+import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
+
+const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' } } });
+const EVENTS = Number(values.events);
+const USERS = Number(values.users);
+const RUNS = Number(values.runs);
+const DAYS = 30;
+const DAY = 86_400_000;
+const START = Date.UTC(2026, 9, 1);
+const EVENT_TYPES = ['Song Played', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'View Item', 'Share', 'Like', 'Follow', 'Comment', 'Login', 'Logout', 'Open App', 'Close App', 'Rate', 'Subscribe', 'Unsubscribe', 'Invite', 'Upload', 'Download'];
+const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan', 'Canada', 'Spain', 'Italy', 'Mexico'];
+
+/** mulberry32: a small seeded PRNG. */
+function random(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-reporting-'));
+const tenancy = new Tenancy(dataDir);
+const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
+
+async function load() {
+  const next = random(42);
+  const engine = await DuckDbEngine.open(dataDir);
+  const started = performance.now();
+  const perSegment = 250_000;
+  for (let offset = 0, segment = 0; offset < EVENTS; offset += perSegment, segment++) {
+    const lines = [];
+    for (let i = offset; i < Math.min(EVENTS, offset + perSegment); i++) {
+      const user = Math.floor(next() ** 1.5 * USERS);
+      const time = START + Math.floor(next() * DAYS * DAY);
+      // Funnel-shaped: most users' events follow View Item → Add to Cart → Purchase now and then.
+      const type = next() < 0.3 ? ['View Item', 'Add to Cart', 'Purchase'][Math.floor(next() ** 2 * 3)] : EVENT_TYPES[Math.floor(next() * EVENT_TYPES.length)];
+      lines.push(
+        engine.journalLine({
+          app_id: project.app_id,
+          insert_id: `b-${i}`,
+          event_type: type,
+          user_id: `user-${user}`,
+          device_id: `device-${user}`,
+          time,
+          server_upload_time: time,
+          session_id: time - (time % 1_800_000),
+          event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price_tier: Math.floor(next() * 4) },
+          country: COUNTRIES[user % COUNTRIES.length],
+          platform: user % 3 === 0 ? 'iOS' : 'Android',
+          app_version: `1.${user % 7}`,
+          skip_user_properties_sync: false,
+        }),
+      );
+    }
+    const path = join(dataDir, `bench-${segment}.ndjson`);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    await engine.loadSegment(path, `bench-${segment}`);
+    rmSync(path);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await engine.close();
+  return seconds;
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+async function time(run) {
+  await run(); // warm-up
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await run();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p95: percentile(times, 95) };
+}
+
+const loadSeconds = await load();
+const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: false });
+const auth = { authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` };
+const range = 'start=20261001&end=20261030';
+const e = (spec) => encodeURIComponent(JSON.stringify(spec));
+const get = async (path) => {
+  const answer = await fetch(`${server.urls.app}${path}`, { headers: auth });
+  if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
+  return answer.json();
+};
+const sql = (query) => () => server.store.query(query);
+const inRange = `app_id = ${project.app_id} AND time >= ${START} AND time < ${START + DAYS * DAY}`;
+const day = 'date_trunc(\'day\', make_timestamp(time * 1000))';
+
+const cases = [
+  ['segmentation uniques/day', `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played' })}`, `SELECT ${day} AS d, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d`],
+  [
+    'segmentation by item_id, top 100',
+    `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played', group_by: [{ type: 'event', value: 'item_id' }] })}&limit=100`,
+    `SELECT ${day} AS d, event_properties->>'item_id' AS g, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d, g`,
+  ],
+  [
+    '3-step funnel (1 day window)',
+    `/api/2/funnels?${range}&e=${e({ event_type: 'View Item' })}&e=${e({ event_type: 'Add to Cart' })}&e=${e({ event_type: 'Purchase' })}&cs=86400`,
+    `WITH s AS (SELECT svc_id, time, event_type FROM events WHERE ${inRange} AND event_type IN ('View Item', 'Add to Cart', 'Purchase')),
+     a AS (SELECT svc_id, min(time) AS t FROM s WHERE event_type = 'View Item' GROUP BY svc_id),
+     b AS (SELECT a.svc_id, a.t, min(s.time) AS t2 FROM a JOIN s ON s.svc_id = a.svc_id AND s.event_type = 'Add to Cart' AND s.time > a.t AND s.time <= a.t + 86400000 GROUP BY ALL),
+     c AS (SELECT b.svc_id FROM b JOIN s ON s.svc_id = b.svc_id AND s.event_type = 'Purchase' AND s.time > b.t2 AND s.time <= b.t + 86400000 GROUP BY ALL)
+     SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b), (SELECT count(*) FROM c)`,
+  ],
+  ['active users/day', `/api/2/users?${range}`, `SELECT ${day} AS d, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY d`],
+  ['composition by country', `/api/2/composition?${range}&p=country`, `SELECT c, count(*) FROM (SELECT svc_id, arg_max(country, ingest_seq) AS c FROM events WHERE ${inRange} GROUP BY svc_id) GROUP BY c`],
+  [
+    'session length distribution',
+    `/api/2/sessions/length?${range}`,
+    `SELECT count(*) FROM (SELECT svc_id, session_id, max(time) - session_id AS l FROM events WHERE app_id = ${project.app_id} AND session_id >= ${START} AND session_id < ${START + DAYS * DAY} GROUP BY ALL)`,
+  ],
+  ['event types list', '/api/2/events/list', `SELECT event_type, count(*) FROM events WHERE app_id = ${project.app_id} GROUP BY event_type`],
+];
+
+console.log(`dataset: ${EVENTS.toLocaleString()} events, ${USERS.toLocaleString()} users, ${DAYS} days; loaded through the journal loader in ${loadSeconds.toFixed(0)} s (${((loadSeconds * 1e6) / EVENTS).toFixed(1)} µs/event)`);
+console.log('| operation | p50 ms | p95 ms | hand-written SQL p50 ms | ratio |');
+console.log('|---|---|---|---|---|');
+for (const [name, path, query] of cases) {
+  const api = await time(() => get(path));
+  const raw = await time(sql(query));
+  console.log(`| ${name} | ${api.p50.toFixed(0)} | ${api.p95.toFixed(0)} | ${raw.p50.toFixed(0)} | ${(api.p50 / raw.p50).toFixed(2)} |`);
+}
+
+// The event loop while queries run and ingestion continues.
+const delay = monitorEventLoopDelay({ resolution: 5 });
+let ingesting = true;
+let batches = 0;
+const ingest = (async () => {
+  for (let b = 0; ingesting; b++) {
+    const events = Array.from({ length: 500 }, (_, i) => ({ event_type: 'Live', user_id: `live-${i}`, insert_id: `live-${b}-${i}` }));
+    await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
+    batches++;
+  }
+})();
+delay.enable();
+for (const [, path] of cases) await get(path);
+delay.disable();
+ingesting = false;
+await ingest;
+console.log(`\nevent loop during the queries, with ${batches} ingestion batches of 500 in between: max stall ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+await server.close();
+rmSync(dataDir, { recursive: true, force: true });
