@@ -59,15 +59,6 @@ export const notImplementedOperations = [
   'getAnnotation',
   'updateAnnotation',
   'deleteAnnotation',
-  'getChartCsv',
-  'getUserCounts',
-  'getSessionLengthDistribution',
-  'getAverageSessionLength',
-  'getAverageSessionsPerUser',
-  'getUserComposition',
-  'listEventTypeTotals',
-  'getEventSegmentation',
-  'getFunnel',
 ] as const satisfies readonly OperationId[];
 
 export type NotImplementedOperationId = (typeof notImplementedOperations)[number];

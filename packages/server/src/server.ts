@@ -11,6 +11,9 @@ import { AttributionService } from './attribution.js';
 import { ExperimentService } from './experiment.js';
 import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
+import { savedCharts } from './reporting/charts.js';
+import { ReportingHandlers } from './reporting/handlers.js';
+import { ReportingLimits } from './reporting/limits.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
@@ -100,6 +103,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
+  const reporting = new ReportingHandlers(store, new ReportingLimits(), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
@@ -110,6 +114,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createBatchEvents: ingestion.upload,
     createHttpApiEvents: ingestion.upload,
     createGroupIdentifications: ingestion.groupIdentify,
+    getUserCounts: reporting.getUserCounts,
+    getSessionLengthDistribution: reporting.getSessionLengthDistribution,
+    getAverageSessionLength: reporting.getAverageSessionLength,
+    getAverageSessionsPerUser: reporting.getAverageSessionsPerUser,
+    getUserComposition: reporting.getUserComposition,
+    listEventTypeTotals: reporting.listEventTypeTotals,
+    getEventSegmentation: reporting.getEventSegmentation,
+    getFunnel: reporting.getFunnel,
+    getChartCsv: reporting.getChartCsv,
   };
   const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };

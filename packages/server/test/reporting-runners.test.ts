@@ -155,3 +155,11 @@ describe('funnels', () => {
     ]);
   });
 });
+
+test('a numeric comparison with a value that is not a number matches nothing', async () => {
+  const query = { range, interval: 'day' as const, groupBy: [], segment: [], limit: 100, activeUsersOnly: false, metric: 'totals' as const };
+  const events = [{ eventType: 'Play', conditions: [{ property: { kind: 'event' as const, name: 'seconds' }, op: 'greater' as const, values: ["1'; DROP TABLE events; --"] }] }];
+  expect(values(await segmentation(ctx, { ...query, events }))).toEqual([[[], [0, 0, 0], 0]]);
+  const pointer = [{ eventType: "it's", conditions: [{ property: { kind: 'event' as const, name: "a/b~c'" }, op: 'is' as const, values: ["x'y"] }] }];
+  expect(values(await segmentation(ctx, { ...query, events: pointer }))).toEqual([[[], [0, 0, 0], 0]]);
+});

@@ -63,7 +63,8 @@ export class DuckDbDialect implements Dialect {
     const is = `(${value} IN (${values.map(string).join(', ')})${matchesNone ? ` OR ${value} IS NULL` : ''})`;
     const contains = `list_bool_or(list_transform(${list(values)}, x -> contains(${value}, x)))`;
     const number = `TRY_CAST(${value} AS DOUBLE)`;
-    const first = Number(values[0]);
+    // A comparison with something that is not a number matches nothing.
+    const first = Number.isFinite(Number(values[0])) ? Number(values[0]) : 'NULL';
     const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${value}] END`;
     switch (op) {
       case 'is':

@@ -1,0 +1,342 @@
+// Handlers of the reporting group: decoded parameters → query model → runner → the answer
+// in the shapes the platform returns. Every request passes the project's limits first.
+import { operations, parseOperationRequest } from '@svc/openapi-validation';
+import type { HandlerRequest, Reply } from '../handlers.js';
+import type { components } from '../generated/reporting.js';
+import type { ReportingSource } from '../store/types.js';
+import { type ChartOperation, type SavedChart, chartQueryString } from './charts.js';
+import { type CsvTable, chartCsv } from './csv.js';
+import { FormulaError, parseFormula } from './formula.js';
+import { type ExceededLimit, queryCost, type ReportingLimits } from './limits.js';
+import { DuckDbDialect } from './query/duckdb-dialect.js';
+import { type Condition, type EventSelector, type PropertyRef, type Segment, UnknownProperty, userProperty } from './query/model.js';
+import { composition } from './runners/composition.js';
+import type { RunnerContext } from './runners/context.js';
+import { eventTypeTotals } from './runners/event-types.js';
+import { funnel, type FunnelCounts } from './runners/funnels.js';
+import { SegmentationError, segmentation, type SegmentationMetric } from './runners/segmentation.js';
+import { DEFAULT_BINS_MS, MAX_SESSION_MS, dailySessions, sessionLengths } from './runners/sessions.js';
+import { userCounts } from './runners/users.js';
+import { intervalOf, type Interval, localDateLabel, parseReportDate, type ReportRange, reportRange } from './time.js';
+
+type Schemas = components['schemas'];
+type ReportingOperation =
+  | 'getUserCounts'
+  | 'getSessionLengthDistribution'
+  | 'getAverageSessionLength'
+  | 'getAverageSessionsPerUser'
+  | 'getUserComposition'
+  | 'listEventTypeTotals'
+  | 'getEventSegmentation'
+  | 'getFunnel'
+  | 'getChartCsv';
+
+/** A request the spec lets through but the service cannot answer: 400 with the reason. */
+export class BadReportRequest extends Error {}
+
+/** Longest range per interval, in days (the specs' descriptions). */
+const MAX_DAYS: Record<Interval, number> = { minute5: 2, hour: 7, day: 365, week: 1096, month: 1096 };
+const EVENT_TYPE_COST = 1;
+const GROUP_BY_COST = 4;
+
+function range(timeZone: string, start: string, end: string, interval: Interval): ReportRange {
+  for (const date of [start, end]) {
+    const { year, month, day } = parseReportDate(date);
+    const parsed = new Date(Date.UTC(year, month - 1, day));
+    if (parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) throw new BadReportRequest(`${date} is not a date (YYYYMMDD)`);
+  }
+  const result = reportRange(timeZone, start, end);
+  if (result.days < 1) throw new BadReportRequest(`end (${end}) is before start (${start})`);
+  if (result.days > MAX_DAYS[interval]) throw new BadReportRequest(`The range has ${result.days} days; at most ${MAX_DAYS[interval]} for this interval`);
+  return result;
+}
+
+type EventSpecification = Schemas['EventSpecification'];
+
+function selector(spec: EventSpecification): EventSelector {
+  return {
+    eventType: spec.event_type,
+    conditions: (spec.filters ?? []).map((filter) => ({
+      property: filter.subprop_type === 'event' ? { kind: 'event', name: filter.subprop_key } : userProperty(filter.subprop_key),
+      op: filter.subprop_op,
+      values: filter.subprop_value.map(String),
+    })),
+  };
+}
+
+const groupBys = (spec: EventSpecification): PropertyRef[] => (spec.group_by ?? []).map((g) => (g.type === 'event' ? { kind: 'event', name: g.value } : userProperty(g.value)));
+
+function segmentOf(conditions: Schemas['SegmentCondition'][] | undefined): Segment {
+  return (conditions ?? []).map((c): Segment[number] => {
+    if (c.prop === 'userdata_cohort') return { cohortId: c.values[0]!, member: c.op !== 'is not' };
+    return { property: userProperty(c.prop), op: c.op, values: c.values } satisfies Condition;
+  });
+}
+
+export class ReportingHandlers {
+  private readonly dialect = new DuckDbDialect();
+
+  constructor(
+    private readonly source: ReportingSource,
+    private readonly limits: ReportingLimits,
+    /** The saved charts of a project. */
+    private readonly charts: (appId: number) => SavedChart[],
+  ) {}
+
+  private context(request: HandlerRequest<ReportingOperation>): RunnerContext {
+    const project = request.caller.project!;
+    return {
+      appId: project.app_id,
+      timeZone: project.time_zone ?? 'UTC',
+      dialect: this.dialect,
+      query: (sql) => this.source.query(sql),
+      queryChunks: (sql) => this.source.queryChunks(sql),
+      now: () => request.receivedAt,
+    };
+  }
+
+  /** Runs `work` within the project's limits; 429 when one refuses. */
+  private async limited<R>(request: HandlerRequest<ReportingOperation>, cost: number, work: (ctx: RunnerContext) => Promise<R>): Promise<R | LimitReply> {
+    const admission = this.limits.admit(request.caller.project!.app_id, cost, request.receivedAt);
+    if ('exceeded' in admission) return limitReply(admission.exceeded, admission.message, admission.retryAfterSeconds);
+    try {
+      return await work(this.context(request));
+    } finally {
+      admission.release();
+    }
+  }
+
+  /** `limited`, with what the query model and runners refuse answered with 400. */
+  private async checked<R>(request: HandlerRequest<ReportingOperation>, cost: number, work: (ctx: RunnerContext) => Promise<R>): Promise<R | LimitReply | BadReply> {
+    try {
+      return await this.limited(request, cost, work);
+    } catch (error) {
+      if (error instanceof BadReportRequest || error instanceof UnknownProperty || error instanceof SegmentationError || error instanceof FormulaError) {
+        return { status: 400, body: { code: 400, error: error.message } };
+      }
+      throw error;
+    }
+  }
+
+  getUserCounts = async (request: HandlerRequest<'getUserCounts'>): Promise<Reply<'getUserCounts'>> => {
+    const { start, end, m, i, s, g } = request.query as HandlerRequest<'getUserCounts'>['query'] & { start: string; end: string };
+    const interval = intervalOf(i);
+    const segment = segmentOf(s);
+    return this.checked(request, queryCost(Math.max(1, days(start, end)), segment.length + (g ? 1 : 0), EVENT_TYPE_COST), async (ctx) => {
+      const result = await userCounts(ctx, { range: range(ctx.timeZone, start, end, interval), metric: m ?? 'active', interval, segment, groupBy: g ? userProperty(g) : undefined });
+      const unlabelled = m === 'new' ? 'New users' : 'Active users';
+      return { status: 200 as const, body: { data: { series: result.series.map((s) => s.values), seriesMeta: result.series.map((s) => (s.groups.length === 0 ? unlabelled : s.groups.join(', '))), xValues: result.xValues } } };
+    });
+  };
+
+  getSessionLengthDistribution = async (request: HandlerRequest<'getSessionLengthDistribution'>): Promise<Reply<'getSessionLengthDistribution'>> => {
+    const q = request.query as HandlerRequest<'getSessionLengthDistribution'>['query'] & { start: string; end: string };
+    return this.checked(request, queryCost(days(q.start, q.end), 0, EVENT_TYPE_COST), async (ctx) => {
+      const { xValues, counts } = await sessionLengths(ctx, range(ctx.timeZone, q.start, q.end, 'day'), binEdges(q));
+      return { status: 200 as const, body: { data: { series: [counts], xValues } } };
+    });
+  };
+
+  getAverageSessionLength = async (request: HandlerRequest<'getAverageSessionLength'>): Promise<Reply<'getAverageSessionLength'>> => this.dailySessions(request, 'averageLength');
+
+  getAverageSessionsPerUser = async (request: HandlerRequest<'getAverageSessionsPerUser'>): Promise<Reply<'getAverageSessionsPerUser'>> => this.dailySessions(request, 'perUser');
+
+  private async dailySessions(request: HandlerRequest<'getAverageSessionLength' | 'getAverageSessionsPerUser'>, measure: 'averageLength' | 'perUser') {
+    const { start, end } = request.query as { start: string; end: string };
+    return this.checked(request, queryCost(days(start, end), 0, EVENT_TYPE_COST), async (ctx) => {
+      const result = await dailySessions(ctx, range(ctx.timeZone, start, end, 'day'), measure);
+      return { status: 200 as const, body: { data: { series: result.series.map((s) => s.values), seriesMeta: [{ segmentIndex: 0 }], xValues: result.xValues } } };
+    });
+  }
+
+  getUserComposition = async (request: HandlerRequest<'getUserComposition'>): Promise<Reply<'getUserComposition'>> => {
+    const { start, end, p } = request.query as { start: string; end: string; p: string };
+    return this.checked(request, queryCost(days(start, end), 1, EVENT_TYPE_COST), async (ctx) => {
+      const { values, counts } = await composition(ctx, range(ctx.timeZone, start, end, 'day'), userProperty(p));
+      return { status: 200 as const, body: { data: { series: [counts], seriesLabels: [0], xValues: values } } };
+    });
+  };
+
+  listEventTypeTotals = async (request: HandlerRequest<'listEventTypeTotals'>): Promise<Reply<'listEventTypeTotals'>> =>
+    this.limited(request, EVENT_TYPE_COST, async (ctx) => {
+      const types = await eventTypeTotals(ctx);
+      return {
+        status: 200 as const,
+        body: {
+          data: types.map((t) => ({ value: t.eventType, display: t.eventType, totals: t.totals, non_active: t.nonActive, deleted: false, hidden: false, flow_hidden: false })),
+        },
+      };
+    });
+
+  getEventSegmentation = async (request: HandlerRequest<'getEventSegmentation'>): Promise<Reply<'getEventSegmentation'>> => {
+    const q = request.query as HandlerRequest<'getEventSegmentation'>['query'] & { start: string; end: string; e: EventSpecification };
+    const events = [q.e, ...(q.e2 ? [q.e2] : [])];
+    const groupBy = [...groupBys(q.e), ...[q.g, q.g2].flatMap((g) => (g ? [userProperty(g)] : []))];
+    if (groupBy.length > 2) return { status: 400, body: { code: 400, error: 'At most two group-bys per query (e.group_by, g and g2 together)' } };
+    const segment = segmentOf(q.s);
+    const interval = intervalOf(q.i);
+    const cost = queryCost(days(q.start, q.end), segment.length, events.length * EVENT_TYPE_COST + GROUP_BY_COST * groupBy.length * events.length);
+    return this.checked(request, cost, async (ctx) => {
+      const metric = (q.m ?? 'uniques') as SegmentationMetric;
+      const result = await segmentation(ctx, {
+        range: range(ctx.timeZone, q.start, q.end, interval),
+        interval,
+        events: events.map(selector),
+        groupBy,
+        segment,
+        metric,
+        formula: metric === 'formula' && q.formula ? parseFormula(q.formula) : undefined,
+        activeUsersOnly: q.n === 'active',
+        rollingWindow: q.rollingWindow,
+        rollingAverage: q.rollingAverage,
+        limit: q.limit ?? 100,
+      });
+      return {
+        status: 200 as const,
+        body: {
+          data: {
+            xValues: result.xValues,
+            series: result.series.map((s) => s.values),
+            seriesLabels: result.series.map((s) => (s.groups.length === 0 ? 0 : [s.eventIndex, ...s.groups])),
+            seriesCollapsed: result.series.map((s) => [{ value: s.collapsed }]),
+          },
+        },
+      };
+    });
+  };
+
+  getChartCsv = async (request: HandlerRequest<'getChartCsv'>): Promise<Reply<'getChartCsv'>> => {
+    const project = request.caller.project!;
+    const chart = this.charts(project.app_id).find((c) => c.id === request.path.chart_id);
+    if (!chart) return { status: 404, body: { code: 404, error: `No saved chart ${request.path.chart_id} in this project` } };
+    const today = localDateLabel(project.time_zone ?? 'UTC', request.receivedAt).replace(/-/g, '');
+    const monthAgo = localDateLabel(project.time_zone ?? 'UTC', request.receivedAt - 29 * 86_400_000).replace(/-/g, '');
+    // A chart saved without a range (a data table) covers the last 30 days unless the request gives one.
+    const query = chartQueryString(chart, { start: request.query.start ?? (chart.query.start === undefined ? monthAgo : undefined), end: request.query.end ?? (chart.query.end === undefined ? today : undefined) });
+    const ref = operations().find((o) => o.op.operationId === chart.operation)!;
+    const parsed = parseOperationRequest(ref, { query, headers: new Map(), pathParams: {}, body: undefined });
+    const problems = parsed.problems.filter((p) => p.where !== 'credentials');
+    if (problems.length > 0) return { status: 400, body: { code: 400, error: `The saved query of chart ${chart.id} is invalid: ${problems.map((p) => `${p.where}: ${p.message}`).join('; ')}` } };
+    const decoded = Object.fromEntries([...parsed.params].filter(([key]) => key.startsWith('query:')).map(([key, value]) => [key.slice('query:'.length), value]));
+    const inner = { ...request, query: decoded } as never;
+    const answers: Record<ChartOperation, () => Promise<Reply<ChartOperation>>> = {
+      getUserCounts: () => this.getUserCounts(inner),
+      getSessionLengthDistribution: () => this.getSessionLengthDistribution(inner),
+      getAverageSessionLength: () => this.getAverageSessionLength(inner),
+      getAverageSessionsPerUser: () => this.getAverageSessionsPerUser(inner),
+      getUserComposition: () => this.getUserComposition(inner),
+      getEventSegmentation: () => this.getEventSegmentation(inner),
+      getFunnel: () => this.getFunnel(inner),
+    };
+    const answer = await answers[chart.operation]();
+    if (answer.status === 400 || answer.status === 429) return answer as Reply<'getChartCsv'>;
+    if (answer.status !== 200) throw new Error(`chart ${chart.id}: ${chart.operation} answered ${answer.status}`);
+    const csv = chartCsv({ title: chart.title, metric: String(chart.query.m ?? ref.op.summary), ...chartTable(chart.operation, (answer.body as { data: unknown }).data) });
+    return { status: 200, body: csv, headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${chart.id}.csv"` } };
+  };
+
+  getFunnel = async (request: HandlerRequest<'getFunnel'>): Promise<Reply<'getFunnel'>> => {
+    const q = request.query as HandlerRequest<'getFunnel'>['query'] & { start: string; end: string; e: EventSpecification[] };
+    const segment = segmentOf(q.s);
+    const groupBy = q.g ? userProperty(q.g) : undefined;
+    const cost = queryCost(days(q.start, q.end), segment.length, q.e.length * 2 + (groupBy ? GROUP_BY_COST * q.e.length : 0));
+    return this.checked(request, cost, async (ctx) => {
+      const result = await funnel(ctx, {
+        range: range(ctx.timeZone, q.start, q.end, 'day'),
+        steps: q.e.map(selector),
+        mode: q.mode ?? 'ordered',
+        windowSeconds: q.cs ?? 2_592_000,
+        segment,
+        groupBy,
+        limit: q.limit ?? 100,
+      });
+      const formatted = result.days.map((day) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en-US', { month: 'short', day: '2-digit', timeZone: 'UTC' }));
+      const byDay = (counts: FunnelCounts[], value: (c: FunnelCounts) => number[]) => ({ xValues: result.days, formattedXValues: formatted, series: counts.map(value) });
+      return {
+        status: 200 as const,
+        body: {
+          data: result.groups.map((group) => ({
+            segmentIndex: 0,
+            events: q.e.map((e) => e.event_type),
+            ...(groupBy ? { groupValue: group.groupValue } : {}),
+            ...funnelSteps(group.total),
+            dayFunnels: byDay(group.byDay, (c) => c.reached),
+            dayMedianTransTimes: byDay(group.byDay, (c) => c.transitionTimes.map(median)),
+            dayAvgTransTimes: byDay(group.byDay, (c) => c.transitionTimes.map(mean)),
+          })),
+        },
+      };
+    });
+  };
+}
+
+/** A saved chart's answer as a table: one row per series (or funnel element), one column per x value (or step). */
+function chartTable(operation: ChartOperation, data: unknown): Omit<CsvTable, 'title' | 'metric'> {
+  if (operation === 'getFunnel') {
+    const elements = data as { events: string[]; groupValue?: string; cumulativeRaw: number[] }[];
+    return { header: ['Segment', ...(elements[0]?.events ?? [])], rows: elements.map((e) => ({ label: e.groupValue ?? 'All users', values: e.cumulativeRaw })) };
+  }
+  const { xValues, series, seriesMeta, seriesLabels } = data as { xValues: string[]; series: number[][]; seriesMeta?: unknown[]; seriesLabels?: unknown[] };
+  const labelOf = (i: number) => {
+    const label = seriesLabels?.[i] ?? seriesMeta?.[i];
+    if (typeof label === 'string') return label;
+    if (Array.isArray(label)) return label.slice(1).join(', ');
+    return 'All users';
+  };
+  return { header: ['Segment', ...xValues], rows: series.map((values, i) => ({ label: labelOf(i), values })) };
+}
+
+type LimitReply = { status: 429; body: Schemas['ReportingLimitError']; headers: Record<string, string> };
+type BadReply = { status: 400; body: { code: number; error: string } };
+
+function limitReply(exceeded: ExceededLimit, message: string, retryAfterSeconds: number): LimitReply {
+  return { status: 429, body: { code: 429, error: message, exceeded_limit: exceeded }, headers: { 'retry-after': String(retryAfterSeconds) } };
+}
+
+/** Calendar days from `start` to `end` (`YYYYMMDD`), for the cost (the range is checked later). */
+function days(start: string, end: string): number {
+  const at = (text: string) => {
+    const { year, month, day } = parseReportDate(text);
+    return Date.UTC(year, month - 1, day);
+  };
+  return Math.max(1, (at(end) - at(start)) / 86_400_000 + 1);
+}
+
+/** Bin edges (ms) of the session-length histogram: custom ones when min, max and unit are valid, else the defaults. */
+function binEdges(q: { timeHistogramConfigBinTimeUnit?: string; timeHistogramConfigBinMin?: number; timeHistogramConfigBinMax?: number; timeHistogramConfigBinSize?: number }): number[] {
+  const unit = { seconds: 1000, minutes: 60_000, hours: 3_600_000 }[q.timeHistogramConfigBinTimeUnit ?? ''];
+  const { timeHistogramConfigBinMin: min, timeHistogramConfigBinMax: max, timeHistogramConfigBinSize: size } = q;
+  if (unit === undefined || min === undefined || max === undefined || !(min >= 0) || !(max > min) || max * unit > MAX_SESSION_MS || (size !== undefined && !(size > 0))) return DEFAULT_BINS_MS;
+  const step = size ?? (max - min) / 10;
+  const edges: number[] = [];
+  for (let edge = min; edge < max; edge += step) edges.push(edge * unit);
+  return [...edges, max * unit];
+}
+
+const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+function funnelSteps(counts: FunnelCounts) {
+  const raw = counts.reached;
+  const converted: Record<string, number> = {};
+  const dropoff: Record<string, number> = {};
+  raw.forEach((value, k) => {
+    converted[String(k)] = value;
+    dropoff[String(k)] = k === 0 ? 0 : raw[k - 1]! - value;
+  });
+  return {
+    cumulativeRaw: raw,
+    cumulative: raw.map((value) => (raw[0] ? value / raw[0] : 0)),
+    stepByStep: raw.map((value, k) => (k === 0 ? (raw[0] ? 1 : 0) : raw[k - 1] ? value / raw[k - 1]! : 0)),
+    medianTransTimes: counts.transitionTimes.map(median),
+    avgTransTimes: counts.transitionTimes.map(mean),
+    convertedCounts: converted,
+    dropoffCounts: dropoff,
+  };
+}

@@ -1,0 +1,84 @@
+// The reporting operations over HTTP, every answer through the Prism proxy: events sent
+// through /batch are counted; bad queries get 400, expensive ones 429; saved charts as CSV.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { saveChart } from '../src/reporting/charts.js';
+import { type Harness, startHarness } from './support/harness.js';
+import { postJson, send } from './support/http.js';
+
+let h: Harness;
+let auth: Record<string, string>;
+const at = (day: number, hour: number) => Date.UTC(2026, 10, day, hour);
+const json = (value: unknown) => encodeURIComponent(JSON.stringify(value));
+
+beforeAll(async () => {
+  h = await startHarness(['ingest', 'app']);
+  auth = { authorization: `Basic ${Buffer.from(`${h.project.api_key}:${h.project.secret_key}`).toString('base64')}` };
+  const events = [
+    { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), country: 'Germany' },
+    { event_type: 'Buy', user_id: 'user-0001', time: at(2, 12) },
+    { event_type: 'Play', user_id: 'user-0002', time: at(2, 23), country: 'France' },
+    { event_type: 'Play', user_id: 'user-0002', time: at(3, 9), country: 'France' },
+  ];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+});
+afterAll(() => h?.close());
+
+const get = (path: string) => send(`${h.proxied.app}${path}`, { headers: auth });
+const range = 'start=20261102&end=20261103';
+
+test('every operation answers from the stored events', async () => {
+  const users = await get(`/api/2/users?${range}`);
+  expect(users.status).toBe(200);
+  expect(users.body.data).toMatchObject({ xValues: ['2026-11-02', '2026-11-03'], series: [[2, 1]] });
+  const segmentation = await get(`/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play', group_by: [{ type: 'user', value: 'country' }] })}`);
+  expect(segmentation.body.data.series).toEqual([
+    [1, 1],
+    [1, 0],
+  ]);
+  const funnel = await get(`/api/2/funnels?${range}&e=${json({ event_type: 'Play' })}&e=${json({ event_type: 'Buy' })}`);
+  expect(funnel.body.data[0]).toMatchObject({ events: ['Play', 'Buy'], cumulativeRaw: [2, 1], medianTransTimes: [7_200_000, 7_200_000] });
+  // user-0001's latest active event (Buy) has no country.
+  expect((await get(`/api/2/composition?${range}&p=country`)).body.data).toMatchObject({ xValues: ['(none)', 'France'], series: [[1, 1]] });
+  expect((await get('/api/2/events/list')).status).toBe(200);
+  for (const path of ['/api/2/sessions/length', '/api/2/sessions/average', '/api/2/sessions/peruser']) expect((await get(`${path}?${range}`)).status).toBe(200);
+});
+
+test('buckets follow the project time zone', async () => {
+  h.server.tenancy.setTimeZone(h.project.app_id, 'Europe/Berlin');
+  try {
+    // user-0002's 23:00 UTC Play on Nov 2 is on Nov 3 in Berlin.
+    expect((await get(`/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play' })}`)).body.data.series).toEqual([[1, 1]]);
+  } finally {
+    h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
+  }
+});
+
+test('queries the service cannot answer get 400 saying why', async () => {
+  const refused = async (path: string, reason: RegExp) => {
+    const answer = await get(path);
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatch(reason);
+  };
+  await refused('/api/2/users?start=20261131&end=20261201', /20261131 is not a date/);
+  await refused('/api/2/users?start=20261105&end=20261101', /end \(20261101\) is before start/);
+  await refused('/api/2/users?start=20250101&end=20261101', /at most 365/);
+  await refused(`/api/2/users?${range}&g=favourite_colour`, /query parameter g/);
+  await refused(`/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play' })}&m=sums`, /give e a group_by/);
+  await refused(`/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play' })}&m=formula&formula=${encodeURIComponent('UNIQUES(Z)')}`, /takes the event A/);
+});
+
+test('a query costing more than the five-minute budget gets 429 naming the limit, with Retry-After', async () => {
+  const answer = await get(`/api/2/events/segmentation?start=20251102&end=20261101&e=${json({ event_type: 'Play', group_by: [{ type: 'user', value: 'country' }, { type: 'user', value: 'platform' }] })}`);
+  expect(answer.status).toBe(429);
+  expect(answer.body).toMatchObject({ code: 429, exceeded_limit: 'concurrent_cost' });
+  expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+});
+
+test('a saved chart as CSV; an unknown chart is 404', async () => {
+  const chart = saveChart(h.dataDir, h.project.app_id, { title: 'Plays', operation: 'getEventSegmentation', query: { e: { event_type: 'Play' }, start: '20261102', end: '20261103' } });
+  const csv = await get(`/api/3/chart/${chart.id}/csv`);
+  expect(csv.status).toBe(200);
+  expect(csv.body).toBe('"\tPlays"\r\n\r\n"\tGet event segmentation data"\r\n\r\n"\tSegment","\t2026-11-02","\t2026-11-03"\r\n"\tAll users","2","1"\r\n');
+  expect((await get('/api/3/chart/missing/csv')).status).toBe(404);
+});
