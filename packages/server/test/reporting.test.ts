@@ -1,5 +1,6 @@
 // The reporting operations over HTTP, every answer through the Prism proxy: events sent
 // through /batch are counted; bad queries get 400, expensive ones 429; saved charts as CSV.
+import { createAppClient } from '@svc/client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { saveChart } from '../src/reporting/charts.js';
 import { type Harness, startHarness } from './support/harness.js';
@@ -81,4 +82,12 @@ test('a saved chart as CSV; an unknown chart is 404', async () => {
   expect(csv.status).toBe(200);
   expect(csv.body).toBe('"\tPlays"\r\n\r\n"\tGet event segmentation data"\r\n\r\n"\tSegment","\t2026-11-02","\t2026-11-03"\r\n"\tAll users","2","1"\r\n');
   expect((await get('/api/3/chart/missing/csv')).status).toBe(404);
+});
+
+test('the typed client: a segmentation and a funnel, parameters passed as objects', async () => {
+  const app = createAppClient({ apiKey: h.project.api_key, secretKey: h.project.secret_key, baseUrl: h.proxied.app });
+  const segmentation = await app.GET('/api/2/events/segmentation', { params: { query: { e: { event_type: 'Play' }, start: '20261102', end: '20261103', m: 'totals' } } });
+  expect(segmentation.data?.data.series).toEqual([[2, 1]]);
+  const funnel = await app.GET('/api/2/funnels', { params: { query: { e: [{ event_type: 'Play' }, { event_type: 'Buy' }], start: '20261102', end: '20261103' } } });
+  expect(funnel.data?.data[0]?.cumulativeRaw).toEqual([2, 1]);
 });
