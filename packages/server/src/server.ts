@@ -13,7 +13,7 @@ import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
-import { ReportingLimits } from './reporting/limits.js';
+import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
@@ -47,6 +47,8 @@ export interface ServerConfig {
   connectionLimits?: Partial<ConnectionLimits>;
   /** Origins whose pages may call the groups with CORS policy `configured` (app and api hosts). */
   corsOrigins?: string[];
+  /** The reporting limits per project; the documented ones by default. */
+  reportingLimits?: LimitFigures;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
 }
@@ -103,7 +105,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
-  const reporting = new ReportingHandlers(store, new ReportingLimits(), (appId) => savedCharts(config.dataDir, appId));
+  const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,

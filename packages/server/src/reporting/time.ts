@@ -111,6 +111,27 @@ export function extendBack(timeZone: string, range: ReportRange, interval: Inter
   return { ...range, start, startMs: localMidnight(timeZone, start), days: (asUtc(range.end) - asUtc(start)) / 86_400_000 + 1 };
 }
 
+/**
+ * The zone's offsets over [fromMs, toMs): from each instant on, the offset in force until the
+ * next. Found by stepping a day at a time and narrowing each change down to the minute.
+ */
+export function offsetsBetween(timeZone: string, fromMs: number, toMs: number): { fromMs: number; offsetMs: number }[] {
+  const offsets = [{ fromMs, offsetMs: zoneOffset(timeZone, fromMs) }];
+  for (let at = fromMs; at < toMs; at += 86_400_000) {
+    const next = Math.min(at + 86_400_000, toMs);
+    const offset = zoneOffset(timeZone, next);
+    if (offset === offsets[offsets.length - 1]!.offsetMs) continue;
+    let [low, high] = [at, next];
+    while (high - low > 60_000) {
+      const middle = low + Math.floor((high - low) / 2);
+      if (zoneOffset(timeZone, middle) === offset) high = middle;
+      else low = middle;
+    }
+    offsets.push({ fromMs: high - (high % 60_000), offsetMs: offset });
+  }
+  return offsets;
+}
+
 /** The local calendar date of an instant, `YYYY-MM-DD`. */
 export function localDateLabel(timeZone: string, epochMs: number): string {
   return dateLabel(fromUtc(epochMs + zoneOffset(timeZone, epochMs)));

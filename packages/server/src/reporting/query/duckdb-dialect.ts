@@ -1,11 +1,15 @@
 // Prints the reporting query model as DuckDB SQL. Another engine adds its own dialect with
 // the same methods; the runners do not change.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
-import type { Interval } from '../time.js';
+import { type Interval, offsetsBetween } from '../time.js';
 
 export interface Dialect {
   /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
   scan(scan: EventScan): string;
+  /** The label (`bucketLabels`' format) of a scan's `bucket` value, for use after grouping by it. */
+  bucketLabel(bucket: string, interval: Interval): string;
+  /** A scan's `bucket` value of a label. */
+  bucketOf(label: string): string;
   /** A SELECT of `event_type` for every event type the project has. */
   eventTypes(appId: number): string;
   string(value: string): string;
@@ -116,10 +120,24 @@ export class DuckDbDialect implements Dialect {
     return conditions.length === 0 ? 'true' : `(${conditions.join(' AND ')})`;
   }
 
-  private bucket(interval: Interval, timeZone: string, column: string): string {
-    const local = `timezone(${string(timeZone)}, make_timestamp(e.${column} * 1000)::TIMESTAMPTZ)`;
-    if (interval === 'minute5') return `strftime(time_bucket(INTERVAL 5 MINUTE, ${local}), '%Y-%m-%dT%H:%M:00')`;
-    return interval === 'hour' ? `strftime(date_trunc('hour', ${local}), '%Y-%m-%dT%H:00:00')` : `strftime(date_trunc('${BUCKET_UNITS[interval]}', ${local}), '%Y-%m-%d')`;
+  /**
+   * The local wall time of the bucket start, as a TIMESTAMP. The zone's offsets over the range
+   * are a CASE on the epoch (a few DST changes at most): much cheaper than a time zone
+   * conversion per row. Labels are made after grouping (`bucketLabel`).
+   */
+  private bucket(interval: Interval, timeZone: string, column: string, fromMs: number, toMs: number): string {
+    const offsets = offsetsBetween(timeZone, fromMs, toMs);
+    const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN e.${column} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
+    const local = `make_timestamp((e.${column} + ${offset}) * 1000)`;
+    return interval === 'minute5' ? `time_bucket(INTERVAL 5 MINUTE, ${local})` : `date_trunc('${BUCKET_UNITS[interval]}', ${local})`;
+  }
+
+  bucketLabel(bucket: string, interval: Interval): string {
+    return `strftime(${bucket}, '${interval === 'minute5' || interval === 'hour' ? '%Y-%m-%dT%H:%M:00' : '%Y-%m-%d'}')`;
+  }
+
+  bucketOf(label: string): string {
+    return `${string(label.replace('T', ' '))}::TIMESTAMP`;
   }
 
   scan(scan: EventScan): string {
@@ -145,7 +163,7 @@ export class DuckDbDialect implements Dialect {
       'e.event_type',
       'e.session_id',
       `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')}) AS active`,
-      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, timeColumn)} AS bucket`] : []),
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, timeColumn, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];

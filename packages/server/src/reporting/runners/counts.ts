@@ -41,12 +41,13 @@ export interface CountOptions {
 export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measure, options: CountOptions = {}): Promise<Counts> {
   const groups = groupColumns(options.groupCount ?? scan.properties.length);
   const aggregate = aggregateSql(measure, `p${scan.properties.length - 1}`);
+  const { dialect } = ctx;
   const source = options.windows
-    ? `(SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${ctx.dialect.scan(scan)}) s JOIN (VALUES ${options.windows.map(([b, t]) => `(${ctx.dialect.string(b)}, ${ctx.dialect.string(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket)`
-    : `(${ctx.dialect.scan(scan)})`;
+    ? `(SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${dialect.scan(scan)}) s JOIN (VALUES ${options.windows.map(([b, t]) => `(${dialect.bucketOf(b)}, ${dialect.bucketOf(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket)`
+    : `(${dialect.scan(scan)})`;
   const sets = `(${['bucket', ...groups].join(', ')}), (${groups.join(', ')})`;
   const rows = await ctx.query(
-    `SELECT ${['bucket', ...groups].join(', ')}, ${aggregate} AS n, grouping(bucket) AS whole FROM ${source} s WHERE ${options.where ?? 'true'} GROUP BY GROUPING SETS (${sets})`,
+    `SELECT ${dialect.bucketLabel('bucket', scan.interval!)} AS bucket, ${[...groups, 'n', 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups].join(', ')}, ${aggregate} AS n, grouping(bucket) AS whole FROM ${source} s WHERE ${options.where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`,
   );
   const result: Counts = { perBucket: [], collapsed: [] };
   for (const row of rows) {

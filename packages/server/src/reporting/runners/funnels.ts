@@ -64,7 +64,7 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
   const firstStep = `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${steps} END`;
   const order = 'ORDER BY time, first_step, ingest_seq';
   return `SELECT svc_id, list(time::DOUBLE ${order}) AS times, list(mask ${order}) AS masks, list(f0 AND time < ${query.range.endMs} ${order}) AS entries,
-      list(bucket ${order}) AS days, list(${query.groupBy ? 'p0' : 'NULL::VARCHAR'} ${order}) AS groups
+      list(${ctx.dialect.bucketLabel('bucket', 'day')} ${order}) AS days, list(${query.groupBy ? 'p0' : 'NULL::VARCHAR'} ${order}) AS groups
     FROM (SELECT *, ${mask} AS mask, ${firstStep} AS first_step FROM (${scan})) GROUP BY svc_id HAVING bool_or(f0 AND time < ${query.range.endMs})`;
 }
 

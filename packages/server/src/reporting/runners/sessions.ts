@@ -27,11 +27,11 @@ export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edg
 /** Per day: average session length in seconds, or sessions per active user. */
 export async function dailySessions(ctx: RunnerContext, range: ReportRange, measure: 'averageLength' | 'perUser'): Promise<SeriesResult> {
   const xValues = bucketLabels(range, 'day');
-  const sessions = await ctx.query(`SELECT bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY bucket`);
+  const sessions = await ctx.query(`SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY ALL`);
   const active =
     measure === 'perUser'
       ? new Map(
-          (await ctx.query(`SELECT bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY bucket`)).map(
+          (await ctx.query(`SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY ALL`)).map(
             (r) => [r.bucket as string, r.users as number],
           ),
         )
