@@ -42,9 +42,17 @@ export function parseReportDate(text: string): LocalDate {
   return { year: Number(text.slice(0, 4)), month: Number(text.slice(4, 6)), day: Number(text.slice(6, 8)) };
 }
 
+/** One formatter per zone: constructing one costs far more than using it. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 /** Milliseconds by which the zone is ahead of UTC at `epochMs`. */
 function zoneOffset(timeZone: string, epochMs: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(epochMs);
+  let formatter = formatters.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    formatters.set(timeZone, formatter);
+  }
+  const parts = formatter.formatToParts(epochMs);
   const part = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second')) - (epochMs - (epochMs % 1000));
 }

@@ -46,14 +46,15 @@ export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measu
     ? `(SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${dialect.scan(scan)}) s JOIN (VALUES ${options.windows.map(([b, t]) => `(${dialect.bucketOf(b)}, ${dialect.bucketOf(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket)`
     : `(${dialect.scan(scan)})`;
   const sets = `(${['bucket', ...groups].join(', ')}), (${groups.join(', ')})`;
-  const rows = await ctx.query(
-    `SELECT ${dialect.bucketLabel('bucket', scan.interval!)} AS bucket, ${[...groups, 'n', 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups].join(', ')}, ${aggregate} AS n, grouping(bucket) AS whole FROM ${source} s WHERE ${options.where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`,
-  );
+  const sql = `SELECT ${dialect.bucketLabel('bucket', scan.interval!)} AS bucket, ${[...groups, 'n', 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups].join(', ')}, ${aggregate} AS n, grouping(bucket) AS whole FROM ${source} s WHERE ${options.where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`;
   const result: Counts = { perBucket: [], collapsed: [] };
-  for (const row of rows) {
-    const entry = { groups: groupsOf(row, groups.length), value: row.n as number };
-    if (row.whole) result.collapsed.push(entry);
-    else result.perBucket.push({ ...entry, bucket: row.bucket as string });
+  // Bucket × group rows can be many (30 days × 1000 groups): read a chunk at a time.
+  for await (const rows of ctx.queryChunks(sql)) {
+    for (const row of rows) {
+      const entry = { groups: groupsOf(row, groups.length), value: row.n as number };
+      if (row.whole) result.collapsed.push(entry);
+      else result.perBucket.push({ ...entry, bucket: row.bucket as string });
+    }
   }
   return result;
 }
