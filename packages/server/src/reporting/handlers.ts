@@ -74,8 +74,6 @@ function segmentOf(conditions: Schemas['SegmentCondition'][] | undefined): Segme
 }
 
 export class ReportingHandlers {
-  private readonly dialect = new DuckDbDialect();
-
   constructor(
     private readonly source: ReportingSource,
     private readonly limits: ReportingLimits,
@@ -83,12 +81,13 @@ export class ReportingHandlers {
     private readonly charts: (appId: number) => SavedChart[],
   ) {}
 
-  private context(request: HandlerRequest<ReportingOperation>): RunnerContext {
+  private async context(request: HandlerRequest<ReportingOperation>): Promise<RunnerContext> {
     const project = request.caller.project!;
+    const [mappings] = await this.source.query(DuckDbDialect.userMappingsQuery(project.app_id));
     return {
       appId: project.app_id,
       timeZone: project.time_zone ?? 'UTC',
-      dialect: this.dialect,
+      dialect: new DuckDbDialect({ userMappings: mappings?.mapped === true }),
       query: (sql) => this.source.query(sql),
       queryChunks: (sql) => this.source.queryChunks(sql),
       now: () => request.receivedAt,
@@ -100,7 +99,7 @@ export class ReportingHandlers {
     const admission = this.limits.admit(request.caller.project!.app_id, cost, request.receivedAt);
     if ('exceeded' in admission) return limitReply(admission.exceeded, admission.message, admission.retryAfterSeconds);
     try {
-      return await work(this.context(request));
+      return await work(await this.context(request));
     } finally {
       admission.release();
     }

@@ -6,6 +6,8 @@ import { type Interval, offsetsBetween } from '../time.js';
 export interface Dialect {
   /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
   scan(scan: EventScan): string;
+  /** The bucket (as a scan's `bucket` column) of an epoch-ms expression, for instants within [fromMs, toMs). */
+  bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string;
   /** The label (`bucketLabels`' format) of a scan's `bucket` value, for use after grouping by it. */
   bucketLabel(bucket: string, interval: Interval): string;
   /** A scan's `bucket` value of a label. */
@@ -38,8 +40,20 @@ const HISTORY = new Set(['start_version', 'paying']);
 
 const BUCKET_UNITS: Record<Exclude<Interval, 'minute5'>, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month' };
 
+export interface DialectOptions {
+  /** Whether the project has user mappings (then every scan resolves mapped users). */
+  userMappings: boolean;
+}
+
 export class DuckDbDialect implements Dialect {
   string = string;
+
+  constructor(private readonly options: DialectOptions = { userMappings: true }) {}
+
+  /** Whether a project has user mappings, so that scans of projects without any skip the join. */
+  static userMappingsQuery(appId: number): string {
+    return `SELECT count(*) > 0 AS mapped FROM user_mappings WHERE app_id = ${appId}`;
+  }
 
   /** The raw JSON of a property at event time (null when missing). */
   private json(property: PropertyRef): string {
@@ -125,10 +139,10 @@ export class DuckDbDialect implements Dialect {
    * are a CASE on the epoch (a few DST changes at most): much cheaper than a time zone
    * conversion per row. Labels are made after grouping (`bucketLabel`).
    */
-  private bucket(interval: Interval, timeZone: string, column: string, fromMs: number, toMs: number): string {
+  bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
     const offsets = offsetsBetween(timeZone, fromMs, toMs);
-    const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN e.${column} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
-    const local = `make_timestamp((e.${column} + ${offset}) * 1000)`;
+    const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
+    const local = `make_timestamp((${epochMs} + ${offset}) * 1000)`;
     return interval === 'minute5' ? `time_bucket(INTERVAL 5 MINUTE, ${local})` : `date_trunc('${BUCKET_UNITS[interval]}', ${local})`;
   }
 
@@ -157,13 +171,13 @@ export class DuckDbDialect implements Dialect {
     ];
     const columns = [
       // A user mapped into a global user counts as that user (user mapping); properties stay its own.
-      'coalesce(m.to_svc, e.svc_id) AS svc_id',
+      this.options.userMappings ? 'coalesce(m.to_svc, e.svc_id) AS svc_id' : 'e.svc_id',
       'e.time',
       'e.ingest_seq',
       'e.event_type',
       'e.session_id',
       `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')}) AS active`,
-      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, timeColumn, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
@@ -176,7 +190,7 @@ export class DuckDbDialect implements Dialect {
     const first = scan.firstEventsOnly
       ? ` JOIN (SELECT svc_id, min(time) AS first_time FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL GROUP BY svc_id) f ON f.svc_id = e.svc_id AND f.first_time = e.time`
       : '';
-    const mapping = ` LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id`;
+    const mapping = this.options.userMappings ? ' LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id' : '';
     return `SELECT ${columns.join(', ')} FROM events e${mapping}${profile}${history}${first} WHERE ${where.join(' AND ')}`;
   }
 }

@@ -9,9 +9,10 @@ export const MAX_SESSION_MS = 86_400_000;
 export const DEFAULT_BINS_MS = [0, 3_000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 86_400_000];
 
 function sessionsSql(ctx: RunnerContext, range: ReportRange): string {
-  const scan = ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day', timeColumn: 'session_id' });
-  return `SELECT svc_id, session_id, any_value(bucket) AS bucket, least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms FROM (${scan}) s
-    WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING bool_or(active)`;
+  const scan = ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], timeColumn: 'session_id' });
+  // The bucket is the session's start: computed once per session, after grouping.
+  return `SELECT svc_id, session_id, ${ctx.dialect.bucket('day', ctx.timeZone, 'session_id', range.startMs, range.endMs)} AS bucket, least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms
+    FROM (${scan}) s WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING bool_or(active)`;
 }
 
 /** Sessions per bin `[edges[i], edges[i+1])` (ms); labels `<a>s-<b>s`. */
