@@ -8,6 +8,7 @@ import { type OperationRef, type RequestProblem, describeProblems, operations, p
 import { credentialFailure, credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
 import { notImplementedOperations, type Caller, type Handlers, type ImplementedOperationId, type OperationId, type Reply } from './handlers.js';
 import type { Tenancy } from './tenancy.js';
+import { tooManyItems } from './too-many-items.js';
 
 /**
  * Turns validation problems into the operation's documented answer (400, 413, or for
@@ -223,7 +224,12 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   const problems = notImplemented ? [] : parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
   if (problems.length > 0) {
     const reject = options.rejections[id] as Rejection<typeof id> | undefined;
-    return reject ? reject(problems, parsed.body, caller, receivedAt) : error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
+    if (reject) return reject(problems, parsed.body, caller, receivedAt);
+    // Missing credentials are answered as such before anything else is judged.
+    if (problems.some((p) => p.where === 'credentials')) return credentialFailure(rule, 'missing');
+    const tooMany = tooManyItems(problems);
+    if (tooMany && (ref.op.responses as Record<string, unknown>)['413']) return error(413, `Payload too large: at most ${tooMany.limit} items in ${tooMany.path}`);
+    return error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
   }
   if (!caller) {
     const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);

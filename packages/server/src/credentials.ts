@@ -149,12 +149,12 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
   }
 }
 
-/** The first alternative whose credentials are presented decides; none presented is "missing". */
+/** Every presented alternative must name the same, known caller; none presented is "missing". */
 export function resolveCaller(rule: CredentialRule, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck {
   if (rule.alternatives.length === 0) return { caller: {} };
-  for (const alternative of rule.alternatives) {
-    const check = resolveAlternative(alternative, request, tenancy);
-    if (check) return check;
-  }
-  return { failure: 'missing' };
+  const checks = rule.alternatives.flatMap((alternative) => resolveAlternative(alternative, request, tenancy) ?? []);
+  const [first] = checks;
+  if (!first) return { failure: 'missing' };
+  if (checks.some((check) => 'failure' in check || check.caller.project !== ('caller' in first ? first.caller.project : undefined))) return { failure: 'invalid' };
+  return first;
 }

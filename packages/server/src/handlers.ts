@@ -16,8 +16,6 @@ export const notImplementedOperations = [
   'createDeletionRequest',
   'listDeletionJobs',
   'deleteDeletionJobEntry',
-  'createUserMappings',
-  'getUserMappings',
   'getDeliveryMetricsSummary',
   'listSessionReplays',
   'listSessionReplayFiles',

@@ -6,6 +6,7 @@ import type { HandlerRequest, Reply } from './handlers.js';
 import { InsertIdWindow } from './ingest/dedupe.js';
 import { type EventRules, type UploadRequest, toStoredEvent, uploadProblems } from './ingest/events.js';
 import { PropertyUpdateLimit } from './ingest/property-updates.js';
+import { tooManyItems } from './too-many-items.js';
 import type { Throttle, ThrottleVerdict } from './ingest/throttle.js';
 import type { Store, StoredEvent } from './store/types.js';
 
@@ -41,10 +42,8 @@ export class IngestionService {
 
   /** 413 when the events break the spec's `maxItems` (2000), else the documented 400 body. */
   rejectUpload = (problems: RequestProblem[], body: unknown): Reply<UploadOperation> => {
-    const tooMany = problems
-      .flatMap((problem) => (problem.where === 'body' ? (problem.errors ?? []) : []))
-      .find((error) => error.keyword === 'maxItems' && error.instancePath === '/events');
-    if (tooMany) return { status: 413, body: { code: 413, error: `Payload too large: at most ${tooMany.params.limit} events per request` } };
+    const tooMany = tooManyItems(problems);
+    if (tooMany?.path === '/events') return { status: 413, body: { code: 413, error: `Payload too large: at most ${tooMany.limit} events per request` } };
     return { status: 400, body: uploadProblems(body, problems, this.rules) ?? { code: 400, error: 'Invalid request' } };
   };
 

@@ -15,6 +15,7 @@ import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
 import { DuckDbEngine } from './store/duckdb.js';
+import { UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
 
@@ -105,6 +106,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
+  const userMapping = new UserMappingHandlers(store, tenancy);
   const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -125,6 +127,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
     getChartCsv: reporting.getChartCsv,
+    createUserMappings: userMapping.createUserMappings,
+    getUserMappings: userMapping.getUserMappings,
   };
   const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };

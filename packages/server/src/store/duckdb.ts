@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -98,7 +98,7 @@ CREATE TABLE IF NOT EXISTS svc_merges (from_svc BIGINT PRIMARY KEY, to_svc BIGIN
 CREATE TABLE IF NOT EXISTS profiles (app_id INTEGER, svc_id BIGINT, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, svc_id));
 CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, ingest_seq BIGINT, properties JSON);
 CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT);
-CREATE TABLE IF NOT EXISTS user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, PRIMARY KEY (app_id, from_svc));
+CREATE TABLE IF NOT EXISTS user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, from_user VARCHAR, to_user VARCHAR, PRIMARY KEY (app_id, from_svc));
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
 CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
 CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
@@ -448,6 +448,50 @@ export class DuckDbEngine implements Engine {
         group.group_value,
       ]);
       return rows[0] ? (JSON.parse(rows[0].properties as string) as Record<string, unknown>) : undefined;
+    });
+  }
+
+  applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
+    return this.serial(async () => {
+      const batch = this.identities.begin();
+      const rows: [number, number, number | null, string, string | null][] = [];
+      for (const appId of appIds) {
+        for (const { userId, globalUserId } of changes) {
+          const from = batch.resolve(appId, userId, null)!;
+          rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
+        }
+      }
+      await this.connection.run('BEGIN TRANSACTION');
+      try {
+        await this.persistIdentities(batch);
+        for (const [appId, from, to, fromUser, toUser] of rows) {
+          if (to === null) await this.connection.run('DELETE FROM user_mappings WHERE app_id = ? AND from_svc = ?', [appId, from]);
+          else await this.connection.run('INSERT OR REPLACE INTO user_mappings VALUES (?, ?, ?, ?, ?)', [appId, from, to, fromUser, toUser!]);
+        }
+        await this.connection.run('COMMIT');
+        batch.commit();
+      } catch (error) {
+        await this.connection.run('ROLLBACK');
+        throw error;
+      }
+    });
+  }
+
+  userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
+    return this.serial(async () => {
+      const views = new Map<string, UserMappingView>();
+      for (const userId of userIds) {
+        const svcId = this.identities.users.get(appId)?.get(userId);
+        if (svcId === undefined) continue;
+        const mapped = async (sql: string) =>
+          (await this.rows(sql, [appId, svcId])).map((r) => ({ svcId: Number(r.svc_id), userId: r.user_id as string }));
+        views.set(userId, {
+          svcId,
+          mappedFrom: await mapped('SELECT from_svc AS svc_id, from_user AS user_id FROM user_mappings WHERE app_id = ? AND to_svc = ? ORDER BY from_user'),
+          mappedTo: await mapped('SELECT to_svc AS svc_id, to_user AS user_id FROM user_mappings WHERE app_id = ? AND from_svc = ?'),
+        });
+      }
+      return views;
     });
   }
 

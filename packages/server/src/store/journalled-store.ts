@@ -8,7 +8,7 @@
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Journal, type Segment } from './journal.js';
-import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem } from './types.js';
+import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
 export interface JournalOptions {
   loadIntervalMs: number;
@@ -120,6 +120,14 @@ export class JournalledStore implements Store {
 
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
     return this.engine.queryChunks(sql);
+  }
+
+  applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
+    return this.engine.applyUserMappings(appIds, changes);
+  }
+
+  userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
+    return this.engine.userMappings(appId, userIds);
   }
 
   feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {

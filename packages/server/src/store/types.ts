@@ -121,8 +121,27 @@ export type FeedbackUpsert = Partial<Omit<StoredFeedbackItem, 'unique_id' | 'con
   conversation_parts?: (Partial<StoredConversationPart> & { unique_id: string; body: string })[];
 };
 
-/** Entities other than events (feedback today), written straight to the engine. */
+/** One user mapping: `userId` counts as `globalUserId`; null unmaps. */
+export interface UserMappingChange {
+  userId: string;
+  globalUserId: string | null;
+}
+
+/** A requested user's mappings in one project; undefined when the user is not known there. */
+export interface UserMappingView {
+  svcId: number;
+  mappedFrom: { svcId: number; userId: string }[];
+  mappedTo: { svcId: number; userId: string }[];
+}
+
+/** Entities other than events (feedback, user mappings), written straight to the engine. */
 export interface EntityStore {
+  /**
+   * Applies mappings in every project of `appIds` (the organization's), in one transaction:
+   * both users get an `svc_id` there if they have none yet, so that later events join them.
+   */
+  applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void>;
+  userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>>;
   feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined>;
   /** Upserts the items in one transaction; resolves once it is committed (durable). */
   upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void>;
