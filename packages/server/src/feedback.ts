@@ -46,13 +46,13 @@ export class FeedbackService {
     for (const [index, item] of request.items.entries()) {
       if (failures.has(index)) continue;
       const hasParts = (item.conversation_parts?.length ?? 0) > 0;
-      if (item.body === undefined && !hasParts && !(await this.store.feedbackItem(appId, request.source_id, item.unique_id))) {
+      if (item.body === undefined && !hasParts && !(await this.store.entities.feedbackItem(appId, request.source_id, item.unique_id))) {
         failures.set(index, 'body: required for a new item without conversation parts');
         continue;
       }
       accepted.push(item as Item as FeedbackUpsert);
     }
-    await this.store.upsertFeedbackItems(appId, request.source_id, accepted, new Date(receivedAt).toISOString());
+    await this.store.entities.upsertFeedbackItems(appId, request.source_id, accepted, new Date(receivedAt).toISOString());
     const errors = [...failures].sort(([a], [b]) => a - b).map(([index, error]) => ({ unique_id: String(request.items[index]?.unique_id ?? ''), error }));
     return { status: 200, body: { ingested: accepted.length, failed: errors.length, errors } };
   }

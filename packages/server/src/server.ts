@@ -11,6 +11,7 @@ import { AttributionService } from './attribution.js';
 import { ExperimentService } from './experiment.js';
 import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
+import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
@@ -61,6 +62,7 @@ export interface RunningServer {
   store: JournalledStore;
   ingestion: IngestionService;
   attribution: AttributionService;
+  deletion: DeletionHandlers;
   close(): Promise<void>;
 }
 
@@ -84,13 +86,14 @@ export function defaultPort(region: 'standard' | 'eu'): number {
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
+  const log = config.log ?? ((message: string) => console.error(message));
   const tenancy = new Tenancy(config.dataDir);
   const stopWatching = tenancy.watch();
   const engine = await DuckDbEngine.open(config.dataDir);
   const store = await JournalledStore.open(engine, config.dataDir, {
     loadIntervalMs: config.loadIntervalMs ?? 2000,
     segmentBytes: 64 * 1024 * 1024,
-    log: config.log ?? ((message) => console.error(message)),
+    log,
   });
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
   const attribution = new AttributionService(store, rules);
@@ -101,12 +104,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const pruner = setInterval(() => {
     ingestion.prune(clock());
     attribution.prune(clock());
+    deletion.advance(clock()).catch((error: Error) => log(`scrubbing deletion jobs failed (tried again in a minute): ${error.message}`));
   }, 60_000);
   pruner.unref();
 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
+  const deletion = new DeletionHandlers(store, tenancy);
   const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -127,6 +132,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
     getChartCsv: reporting.getChartCsv,
+    createDeletionRequest: deletion.createDeletionRequest,
+    listDeletionJobs: deletion.listDeletionJobs,
+    deleteDeletionJobEntry: deletion.deleteDeletionJobEntry,
     createUserMappings: userMapping.createUserMappings,
     getUserMappings: userMapping.getUserMappings,
   };
@@ -160,6 +168,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   return {
     urls,
     tenancy,
+    deletion,
     store,
     ingestion,
     attribution,

@@ -11,7 +11,7 @@ afterAll(() => h?.close());
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 const ingest = (body: unknown, auth = basic(h.project.api_key, h.project.secret_key)) => postJson(`${h.proxied.app}/api/1/ai-feedback/ingest`, body, auth);
-const item = (id: string) => h.server.store.feedbackItem(h.project.app_id, 'test-webhook', id);
+const item = (id: string) => h.server.store.entities.feedbackItem(h.project.app_id, 'test-webhook', id);
 
 test('items are upserted by unique_id and parts appended; item-level problems fail only their item', async () => {
   const first = await ingest({

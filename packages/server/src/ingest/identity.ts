@@ -37,6 +37,8 @@ export class Identities {
   readonly users: PerProject<number> = new Map();
   readonly devices: PerProject<DeviceIdentity> = new Map();
   readonly merged = new Map<number, number>();
+  /** user_id of each user's svc_id, per project. */
+  private readonly userIds = new Map<number, Map<number, string>>();
 
   constructor(public nextSvcId: number) {}
 
@@ -47,7 +49,12 @@ export class Identities {
   }
 
   apply(rows: IdentityRows): void {
-    for (const { appId, userId, svcId } of rows.users) put(this.users, appId, userId, svcId);
+    for (const { appId, userId, svcId } of rows.users) {
+      put(this.users, appId, userId, svcId);
+      let names = this.userIds.get(appId);
+      if (!names) this.userIds.set(appId, (names = new Map()));
+      names.set(svcId, userId);
+    }
     for (const { appId, deviceId, svcId, owner } of rows.devices) put(this.devices, appId, deviceId, { svcId, owner });
     for (const { from, to } of rows.merges) this.merged.set(from, to);
   }
@@ -59,6 +66,24 @@ export class Identities {
 
   canonical(svcId: number): number {
     return this.merged.get(svcId) ?? svcId;
+  }
+
+  userIdOf(appId: number, svcId: number): string | undefined {
+    return this.userIds.get(appId)?.get(svcId);
+  }
+
+  /** Drops deleted users: their ids, and the devices that were theirs (later events start anew). */
+  forget(appId: number, svcIds: Set<number>): void {
+    for (const [userId, svcId] of this.users.get(appId) ?? []) {
+      if (!svcIds.has(svcId)) continue;
+      this.users.get(appId)!.delete(userId);
+      this.userIds.get(appId)?.delete(svcId);
+    }
+    const users = this.users.get(appId);
+    for (const [deviceId, device] of this.devices.get(appId) ?? []) {
+      const owner = device.owner === null ? undefined : users?.get(device.owner);
+      if (svcIds.has(device.svcId) || (device.owner !== null && owner === undefined)) this.devices.get(appId)!.delete(deviceId);
+    }
   }
 
   /** The `svc_id` of a `user_id`, else of a `device_id` (its user's when it has one). */

@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -98,6 +98,8 @@ CREATE TABLE IF NOT EXISTS svc_merges (from_svc BIGINT PRIMARY KEY, to_svc BIGIN
 CREATE TABLE IF NOT EXISTS profiles (app_id INTEGER, svc_id BIGINT, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, svc_id));
 CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, ingest_seq BIGINT, properties JSON);
 CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT);
+CREATE TABLE IF NOT EXISTS deletion_jobs (app_id INTEGER, day VARCHAR, scrubbed_on VARCHAR, PRIMARY KEY (app_id, day));
+CREATE TABLE IF NOT EXISTS deletion_entries (app_id INTEGER, day VARCHAR, svc_id BIGINT, requester VARCHAR, requested_on_day VARCHAR, PRIMARY KEY (app_id, day, svc_id));
 CREATE TABLE IF NOT EXISTS user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, from_user VARCHAR, to_user VARCHAR, PRIMARY KEY (app_id, from_svc));
 CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
 CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
@@ -172,8 +174,7 @@ export class DuckDbEngine implements Engine {
   private async identifyEarlierEvents(): Promise<void> {
     const [pending] = await this.rows('SELECT count(*) AS n FROM events WHERE ingest_seq IS NULL');
     if (Number(pending!.n) === 0) return;
-    await this.connection.run('BEGIN TRANSACTION');
-    try {
+    await this.inTransaction(async () => {
       await this.connection.run('UPDATE events SET ingest_seq = rowid + 1 WHERE ingest_seq IS NULL');
       await this.connection.run('CREATE OR REPLACE TEMP TABLE segment AS SELECT * EXCLUDE (seq, svc_id), ingest_seq AS seq, NULL::JSON AS held_attribution FROM events WHERE svc_id IS NULL');
       const batch = await this.resolveIdentities();
@@ -183,14 +184,12 @@ export class DuckDbEngine implements Engine {
       await this.connection.run('DELETE FROM profile_versions');
       await this.applyUserProfiles(0);
       const [last] = await this.rows('SELECT max(ingest_seq) AS last FROM events');
-      this.lastIngestSeq = Number(last!.last);
       await this.connection.run('DROP TABLE segment');
-      await this.connection.run('COMMIT');
-      batch.commit();
-    } catch (error) {
-      await this.connection.run('ROLLBACK');
-      throw error;
-    }
+      return () => {
+        batch.commit();
+        this.lastIngestSeq = Number(last!.last);
+      };
+    });
   }
 
   /** One statement sequence at a time on the single connection. */
@@ -210,33 +209,28 @@ export class DuckDbEngine implements Engine {
   }
 
   loadSegment(path: string, name: string): Promise<void> {
-    return this.serial(async () => {
-      await this.connection.run('BEGIN TRANSACTION');
-      try {
-        // No ignore_errors: a record DuckDB cannot read fails the load, and the journal
-        // isolates it (a torn tail is cut off before loading).
-        await this.connection.run(
-          `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS})`,
-        );
-        const batch = await this.resolveIdentities();
-        await this.connection.run(
-          `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq) SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}
-           FROM segment s LEFT JOIN segment_ids i USING (seq) WHERE s.held_attribution IS NULL`,
-        );
-        await this.persistIdentities(batch);
-        await this.applyAttributionHolds();
-        await this.applyUserProfiles(this.lastIngestSeq);
-        await this.applyGroupProfiles();
-        await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
-        const [last] = await this.rows('SELECT coalesce(max(seq), 0) AS last FROM segment');
-        await this.connection.run('DROP TABLE segment');
-        await this.connection.run('COMMIT');
+    return this.transaction(async () => {
+      // No ignore_errors: a record DuckDB cannot read fails the load, and the journal
+      // isolates it (a torn tail is cut off before loading).
+      await this.connection.run(
+        `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS})`,
+      );
+      const batch = await this.resolveIdentities();
+      await this.connection.run(
+        `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq) SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}
+         FROM segment s LEFT JOIN segment_ids i USING (seq) WHERE s.held_attribution IS NULL`,
+      );
+      await this.persistIdentities(batch);
+      await this.applyAttributionHolds();
+      await this.applyUserProfiles(this.lastIngestSeq);
+      await this.applyGroupProfiles();
+      await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
+      const [last] = await this.rows('SELECT coalesce(max(seq), 0) AS last FROM segment');
+      await this.connection.run('DROP TABLE segment');
+      return () => {
         batch.commit();
         this.lastIngestSeq += Number(last!.last);
-      } catch (error) {
-        await this.connection.run('ROLLBACK');
-        throw error;
-      }
+      };
     });
   }
 
@@ -461,20 +455,106 @@ export class DuckDbEngine implements Engine {
           rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
         }
       }
-      await this.connection.run('BEGIN TRANSACTION');
-      try {
+      await this.inTransaction(async () => {
         await this.persistIdentities(batch);
         for (const [appId, from, to, fromUser, toUser] of rows) {
           if (to === null) await this.connection.run('DELETE FROM user_mappings WHERE app_id = ? AND from_svc = ?', [appId, from]);
           else await this.connection.run('INSERT OR REPLACE INTO user_mappings VALUES (?, ?, ?, ?, ?)', [appId, from, to, fromUser, toUser!]);
         }
-        await this.connection.run('COMMIT');
-        batch.commit();
-      } catch (error) {
-        await this.connection.run('ROLLBACK');
-        throw error;
+        return () => batch.commit();
+      });
+    });
+  }
+
+  svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>> {
+    if (svcIds.length === 0) return Promise.resolve(new Set());
+    return this.serial(async () => {
+      const rows = await this.rows(`SELECT DISTINCT svc_id FROM events WHERE app_id = ? AND svc_id IN (${svcIds.map(() => '?').join(', ')})`, [appId, ...svcIds]);
+      return new Set(rows.map((r) => Number(r.svc_id)));
+    });
+  }
+
+  svcIdOfUser(appId: number, userId: string): number | undefined {
+    return this.identities.users.get(appId)?.get(userId);
+  }
+
+  userIdOfSvcId(appId: number, svcId: number): string | undefined {
+    return this.identities.userIdOf(appId, svcId);
+  }
+
+  stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
+    return this.serial(async () => (await this.rows('SELECT min(day) AS day FROM deletion_jobs WHERE app_id = ? AND day > ?', [appId, today]))[0]?.day as string | undefined ?? undefined);
+  }
+
+  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void> {
+    return this.transaction(async () => {
+      await this.connection.run('INSERT OR IGNORE INTO deletion_jobs VALUES (?, ?, NULL)', [appId, day]);
+      for (const entry of entries) {
+        await this.connection.run('INSERT OR IGNORE INTO deletion_entries VALUES (?, ?, ?, ?, ?)', [appId, day, entry.svcId, entry.requester, entry.requestedOnDay]);
       }
     });
+  }
+
+  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]> {
+    return this.serial(async () => {
+      const jobs = await this.rows('SELECT day, scrubbed_on FROM deletion_jobs WHERE app_id = ? AND day >= ? AND day <= ? ORDER BY day', [appId, fromDay, toDay]);
+      const result: DeletionJobRecord[] = [];
+      for (const job of jobs) {
+        const entries = await this.rows('SELECT svc_id, requester, requested_on_day FROM deletion_entries WHERE app_id = ? AND day = ? ORDER BY svc_id', [appId, job.day as string]);
+        result.push({
+          appId,
+          day: job.day as string,
+          scrubbedOn: (job.scrubbed_on as string | null) ?? null,
+          entries: entries.map((e) => ({ svcId: Number(e.svc_id), requester: (e.requester as string | null) ?? null, requestedOnDay: e.requested_on_day as string })),
+        });
+      }
+      return result;
+    });
+  }
+
+  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean> {
+    return this.serial(async () => {
+      const removed = await this.rows('DELETE FROM deletion_entries WHERE app_id = ? AND day = ? AND svc_id = ? RETURNING svc_id', [appId, day, svcId]);
+      return removed.length > 0;
+    });
+  }
+
+  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]> {
+    return this.serial(async () => (await this.rows('SELECT app_id, day FROM deletion_jobs WHERE day <= ? AND scrubbed_on IS NULL ORDER BY day', [today])).map((r) => ({ appId: Number(r.app_id), day: r.day as string })));
+  }
+
+  scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
+    return this.transaction(async () => {
+      const doomed = `(SELECT svc_id FROM deletion_entries WHERE app_id = ${appId} AND day = ${sqlString(day)})`;
+      // Devices that belonged to a deleted user go too: their later events start a new user.
+      await this.connection.run(`DELETE FROM identity_devices WHERE app_id = ${appId} AND owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomed})`);
+      for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users', 'identity_devices']) {
+        await this.connection.run(`DELETE FROM ${table} WHERE app_id = ${appId} AND svc_id IN ${doomed}`);
+      }
+      await this.connection.run(`DELETE FROM user_mappings WHERE app_id = ${appId} AND (from_svc IN ${doomed} OR to_svc IN ${doomed})`);
+      await this.connection.run('UPDATE deletion_jobs SET scrubbed_on = ? WHERE app_id = ? AND day = ?', [today, appId, day]);
+      const deleted = new Set((await this.rows(doomed.slice(1, -1))).map((r) => Number(r.svc_id)));
+      return () => this.identities.forget(appId, deleted);
+    });
+  }
+
+  /** `inTransaction`, in turn with the engine's other work. */
+  private transaction(work: () => Promise<(() => void) | void>): Promise<void> {
+    return this.serial(() => this.inTransaction(work));
+  }
+
+  /** Runs `work` in one transaction; what it returns runs after the commit (in-memory state that must follow it). */
+  private async inTransaction(work: () => Promise<(() => void) | void>): Promise<void> {
+    await this.connection.run('BEGIN TRANSACTION');
+    let afterCommit: (() => void) | void;
+    try {
+      afterCommit = await work();
+      await this.connection.run('COMMIT');
+    } catch (error) {
+      await this.connection.run('ROLLBACK');
+      throw error;
+    }
+    afterCommit?.();
   }
 
   userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
@@ -513,26 +593,19 @@ export class DuckDbEngine implements Engine {
     // Absent fields keep the stored value; a stored created_at is kept unless one is sent.
     const updates = (table: string) =>
       fields.map((f) => (f === 'created_at' ? `created_at = coalesce(?, ${table}.created_at)` : `${f} = coalesce(excluded.${f}, ${table}.${f})`)).join(', ');
-    return this.serial(async () => {
-      await this.connection.run('BEGIN TRANSACTION');
-      try {
-        for (const item of items) {
+    return this.transaction(async () => {
+      for (const item of items) {
+        await this.connection.run(
+          `INSERT INTO feedback_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?)) ON CONFLICT DO UPDATE SET ${updates('feedback_items')}`,
+          [appId, sourceId, item.unique_id, ...fields.map((f) => value(item, f)), now, value(item, 'created_at')],
+        );
+        for (const part of item.conversation_parts ?? []) {
           await this.connection.run(
-            `INSERT INTO feedback_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?)) ON CONFLICT DO UPDATE SET ${updates('feedback_items')}`,
-            [appId, sourceId, item.unique_id, ...fields.map((f) => value(item, f)), now, value(item, 'created_at')],
+            `INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, ${fields.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?))
+             ON CONFLICT DO UPDATE SET ${updates('feedback_parts')}`,
+            [appId, sourceId, item.unique_id, part.unique_id, ...fields.map((f) => value(part, f)), now, value(part, 'created_at')],
           );
-          for (const part of item.conversation_parts ?? []) {
-            await this.connection.run(
-              `INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, ${fields.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?))
-               ON CONFLICT DO UPDATE SET ${updates('feedback_parts')}`,
-              [appId, sourceId, item.unique_id, part.unique_id, ...fields.map((f) => value(part, f)), now, value(part, 'created_at')],
-            );
-          }
         }
-        await this.connection.run('COMMIT');
-      } catch (error) {
-        await this.connection.run('ROLLBACK');
-        throw error;
       }
     });
   }

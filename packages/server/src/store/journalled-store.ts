@@ -44,6 +44,10 @@ export class JournalledStore implements Store {
     return this.engine;
   }
 
+  get entities(): Engine {
+    return this.engine;
+  }
+
   private async loadAndDelete(segment: Segment): Promise<void> {
     if (!(await this.engine.isLoaded(segment.name))) await this.engine.loadSegment(segment.path, segment.name);
     await unlink(segment.path);
@@ -122,21 +126,9 @@ export class JournalledStore implements Store {
     return this.engine.queryChunks(sql);
   }
 
-  applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
-    return this.engine.applyUserMappings(appIds, changes);
-  }
 
-  userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
-    return this.engine.userMappings(appId, userIds);
-  }
 
-  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
-    return this.engine.feedbackItem(appId, sourceId, uniqueId);
-  }
 
-  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
-    return this.engine.upsertFeedbackItems(appId, sourceId, items, now);
-  }
 
   recentInsertIds(since: number): Promise<[number, string, number][]> {
     return this.engine.recentInsertIds(since);

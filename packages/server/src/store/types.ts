@@ -134,8 +134,41 @@ export interface UserMappingView {
   mappedTo: { svcId: number; userId: string }[];
 }
 
-/** Entities other than events (feedback, user mappings), written straight to the engine. */
+/** A user in a deletion job. */
+export interface DeletionEntry {
+  svcId: number;
+  requester: string | null;
+  requestedOnDay: string;
+}
+
+export interface DeletionJobRecord {
+  appId: number;
+  day: string;
+  scrubbedOn: string | null;
+  entries: DeletionEntry[];
+}
+
+/** Entities other than events (feedback, user mappings, deletion jobs), written straight to the engine. */
 export interface EntityStore {
+  /** Of these `svc_id`s, the ones with data (events) in the project. */
+  svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>>;
+  /** The `svc_id` of a user ID in the project (of users with data), if any; and the reverse. */
+  svcIdOfUser(appId: number, userId: string): number | undefined;
+  userIdOfSvcId(appId: number, svcId: number): string | undefined;
+  /** The project's job that is still open for requests (its day after `today`), if any. */
+  stagingDeletionJob(appId: number, today: string): Promise<string | undefined>;
+  /** Adds entries to the job of `day` (created if new); an entry already there is kept. */
+  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void>;
+  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]>;
+  /** Removes an entry; false when the job has no such entry. */
+  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean>;
+  /** Jobs whose day has come and that are not scrubbed yet, of every project. */
+  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]>;
+  /**
+   * Removes every trace of the job's users (events, profiles, identities, mappings, cohort
+   * memberships) and records the scrub, in one transaction.
+   */
+  scrubDeletionJob(appId: number, day: string, today: string): Promise<void>;
   /**
    * Applies mappings in every project of `appIds` (the organization's), in one transaction:
    * both users get an `svc_id` there if they have none yet, so that later events join them.
@@ -183,7 +216,9 @@ export interface Engine extends StoreReader, EntityStore, ReportingSource {
 }
 
 /** The store handlers write to: a 200 answer waits for `append`. */
-export interface Store extends StoreReader, EntityStore, ReportingSource {
+export interface Store extends StoreReader, ReportingSource {
+  /** Entities written straight to the engine (not through the journal). */
+  readonly entities: EntityStore;
   /** Resolves once the records are durable (journal fsynced). */
   append(records: JournalRecord[]): Promise<void>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms). */

@@ -47,7 +47,7 @@ export class UserMappingHandlers {
       return { status: 429, body: { code: 429, error: `Too many mapping calls: at most ${MAPPING_RATE.calls} in ${MAPPING_RATE.windowSeconds} seconds per organization` }, headers: { 'retry-after': String(wait) } };
     }
     const projects = this.tenancy.projects.filter((p) => p.org_id === project.org_id).map((p) => p.app_id);
-    await this.store.applyUserMappings(
+    await this.store.entities.applyUserMappings(
       projects,
       mappings.map((m) => ({ userId: m.user_id, globalUserId: m.unmap ? null : m.global_user_id! })),
     );
@@ -56,7 +56,7 @@ export class UserMappingHandlers {
 
   getUserMappings = async (request: HandlerRequest<'getUserMappings'>): Promise<Reply<'getUserMappings'>> => {
     const userIds = request.query.user_ids!;
-    const views = await this.store.userMappings(request.caller.project!.app_id, userIds);
+    const views = await this.store.entities.userMappings(request.caller.project!.app_id, userIds);
     // Keyed by user IDs: a record without prototype.
     const body = dataRecord<MappingRecord>();
     for (const userId of userIds) {
