@@ -43,17 +43,6 @@ export const notImplementedOperations = [
   'getCohortExportFile',
   'createCohortUpload',
   'createCohortMembershipUpdate',
-  'createAnnotationCategory',
-  'listAnnotationCategories',
-  'getAnnotationCategory',
-  'updateAnnotationCategory',
-  'deleteAnnotationCategory',
-  'updateAnnotationCategoryAssignments',
-  'createAnnotation',
-  'listAnnotations',
-  'getAnnotation',
-  'updateAnnotation',
-  'deleteAnnotation',
 ] as const satisfies readonly OperationId[];
 
 export type NotImplementedOperationId = (typeof notImplementedOperations)[number];

@@ -11,6 +11,8 @@ import { AttributionService } from './attribution.js';
 import { ExperimentService } from './experiment.js';
 import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
+import { AnnotationHandlers } from './annotations/handlers.js';
+import { AnnotationStore } from './annotations/store.js';
 import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
@@ -112,6 +114,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const experiment = new ExperimentService(config.dataDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
   const deletion = new DeletionHandlers(store, tenancy);
+  const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -136,6 +139,17 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     listDeletionJobs: deletion.listDeletionJobs,
     deleteDeletionJobEntry: deletion.deleteDeletionJobEntry,
     createUserMappings: userMapping.createUserMappings,
+    createAnnotationCategory: annotations.createAnnotationCategory,
+    listAnnotationCategories: annotations.listAnnotationCategories,
+    getAnnotationCategory: annotations.getAnnotationCategory,
+    updateAnnotationCategory: annotations.updateAnnotationCategory,
+    deleteAnnotationCategory: annotations.deleteAnnotationCategory,
+    updateAnnotationCategoryAssignments: annotations.updateAnnotationCategoryAssignments,
+    createAnnotation: annotations.createAnnotation,
+    listAnnotations: annotations.listAnnotations,
+    getAnnotation: annotations.getAnnotation,
+    updateAnnotation: annotations.updateAnnotation,
+    deleteAnnotation: annotations.deleteAnnotation,
     getUserMappings: userMapping.getUserMappings,
   };
   const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };

@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -199,10 +199,28 @@ export class DuckDbEngine implements Engine {
     return next;
   }
 
-  private async rows(sql: string, values?: (string | number)[]): Promise<Row[]> {
-    const reader = await this.connection.runAndReadAll(sql, values);
+  private async rows(sql: string, values?: SqlValue[]): Promise<Row[]> {
+    const reader = await this.connection.runAndReadAll(sql, values as (string | number)[]);
     return reader.getRowObjectsJS() as Row[];
   }
+
+  private readonly direct = {
+    rows: (sql: string, values?: SqlValue[]) => this.rows(sql, values).then(numbersOf),
+    run: async (sql: string, values?: SqlValue[]) => void (await this.connection.run(sql, values as (string | number)[])),
+  };
+
+  readonly sql: SqlSession = {
+    rows: (sql, values) => this.serial(() => this.direct.rows(sql, values)),
+    run: (sql, values) => this.serial(() => this.direct.run(sql, values)),
+    transaction: <T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>) =>
+      this.serial(async () => {
+        let result: T;
+        await this.inTransaction(async () => {
+          result = await work(this.direct);
+        });
+        return result!;
+      }),
+  };
 
   isLoaded(name: string): Promise<boolean> {
     return this.serial(async () => (await this.rows('SELECT 1 FROM loaded_segments WHERE name = ?', [name])).length > 0);

@@ -121,6 +121,19 @@ export type FeedbackUpsert = Partial<Omit<StoredFeedbackItem, 'unique_id' | 'con
   conversation_parts?: (Partial<StoredConversationPart> & { unique_id: string; body: string })[];
 };
 
+export type SqlValue = string | number | boolean | null;
+
+/**
+ * SQL on the engine for the entities of an interface group (annotations, ...), which keep
+ * their own tables next to the events: each call runs in turn with the engine's other work.
+ */
+export interface SqlSession {
+  rows(sql: string, values?: SqlValue[]): Promise<Record<string, unknown>[]>;
+  run(sql: string, values?: SqlValue[]): Promise<void>;
+  /** `work` in one transaction (its statements through the session it is given). */
+  transaction<T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>): Promise<T>;
+}
+
 /** One user mapping: `userId` counts as `globalUserId`; null unmaps. */
 export interface UserMappingChange {
   userId: string;
@@ -150,6 +163,7 @@ export interface DeletionJobRecord {
 
 /** Entities other than events (feedback, user mappings, deletion jobs), written straight to the engine. */
 export interface EntityStore {
+  readonly sql: SqlSession;
   /** Of these `svc_id`s, the ones with data (events) in the project. */
   svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>>;
   /** The `svc_id` of a user ID in the project (of users with data), if any; and the reverse. */
