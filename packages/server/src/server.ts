@@ -72,6 +72,9 @@ const BODY_LIMITS = {
   createBatchEvents: 20 * 1024 * 1024,
   createHttpApiEvents: 20 * 1024 * 1024,
   createFeedbackItems: 5 * 1024 * 1024,
+  // 100,000 IDs per request (the documented maximum) fit in a few MB.
+  createCohortUpload: 32 * 1024 * 1024,
+  createCohortMembershipUpdate: 32 * 1024 * 1024,
 };
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
