@@ -1,0 +1,377 @@
+/**
+ * Independent test oracle: answers reporting questions by plain TypeScript over the events
+ * as uploaded, following src/reporting/SEMANTICS.md. Written for obviousness, not speed.
+ */
+import type { UploadEvent } from './dataset.js';
+
+const DAY_MS = 86_400_000;
+const INACTIVE_EVENTS = new Set(['$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure']);
+export const NONE = '(none)';
+
+export interface ResolvedEvent {
+  event: UploadEvent;
+  /** Position in ingestion order. */
+  index: number;
+  svcId: number;
+  active: boolean;
+  /** User properties in force at the event (profile then the event's plain user_properties). */
+  userProperties: Record<string, unknown>;
+  builtIns: Record<string, string | undefined>;
+}
+
+/** Resolves svc_ids (joins, merges) in ingestion order and user properties at event time. */
+export function resolveEvents(events: readonly UploadEvent[]): ResolvedEvent[] {
+  const userSvc = new Map<string, number>();
+  const deviceOwner = new Map<string, string>();
+  const anonymousDeviceSvc = new Map<string, number>();
+  const mergedInto = new Map<number, number>();
+  let nextSvc = 1;
+  const finalSvc = (svc: number): number => {
+    let current = svc;
+    while (mergedInto.has(current)) current = mergedInto.get(current)!;
+    return current;
+  };
+  const rawSvc = events.map((event) => {
+    const device = event.device_id;
+    const anonymousSvc = device !== undefined && !deviceOwner.has(device) ? anonymousDeviceSvc.get(device) : undefined;
+    if (event.user_id !== undefined) {
+      let svc = userSvc.get(event.user_id);
+      if (svc === undefined) {
+        svc = anonymousSvc ?? nextSvc++;
+        userSvc.set(event.user_id, svc);
+      } else if (anonymousSvc !== undefined && finalSvc(anonymousSvc) !== finalSvc(svc)) {
+        mergedInto.set(finalSvc(anonymousSvc), finalSvc(svc));
+      }
+      if (device !== undefined) deviceOwner.set(device, event.user_id);
+      return svc;
+    }
+    if (device === undefined) throw new Error('event without user_id and device_id');
+    const owner = deviceOwner.get(device);
+    if (owner !== undefined) return userSvc.get(owner)!;
+    if (anonymousSvc !== undefined) return anonymousSvc;
+    const svc = nextSvc++;
+    anonymousDeviceSvc.set(device, svc);
+    return svc;
+  });
+
+  const profiles = new Map<number, Record<string, unknown>>();
+  const resolved: ResolvedEvent[] = events.map((event, index) => {
+    const svcId = finalSvc(rawSvc[index]!);
+    const profile = profiles.get(svcId) ?? {};
+    const ownPlain = Object.fromEntries(Object.entries(event.user_properties ?? {}).filter(([key]) => !key.startsWith('$')));
+    const userProperties = event.event_type === '$identify' ? { ...profile } : { ...profile, ...ownPlain };
+    if (event.event_type === '$identify') profiles.set(svcId, applyIdentify(profile, event.user_properties ?? {}));
+    return { event, index, svcId, active: !INACTIVE_EVENTS.has(event.event_type), userProperties, builtIns: {} };
+  });
+  fillBuiltIns(resolved);
+  return resolved;
+}
+
+function applyIdentify(profile: Record<string, unknown>, operations: Record<string, unknown>): Record<string, unknown> {
+  const next = { ...profile };
+  const entries = (operation: string) => Object.entries((operations[operation] ?? {}) as Record<string, unknown>);
+  for (const [key, value] of entries('$set')) next[key] = value;
+  for (const [key, value] of entries('$setOnce')) if (!(key in next)) next[key] = value;
+  for (const [key, value] of entries('$add')) next[key] = (Number(next[key]) || 0) + Number(value);
+  for (const [key, value] of entries('$append')) {
+    const current = next[key];
+    const list = current === undefined ? [] : Array.isArray(current) ? current : [current];
+    next[key] = [...list, ...(Array.isArray(value) ? value : [value])];
+  }
+  for (const [key] of entries('$unset')) delete next[key];
+  for (const [key, value] of Object.entries(operations)) if (!key.startsWith('$')) next[key] = value;
+  return next;
+}
+
+/** start_version and paying look at event time order (ties: ingestion order), see SEMANTICS.md. */
+function fillBuiltIns(resolved: ResolvedEvent[]): void {
+  const byUser = groupBy(resolved, (r) => r.svcId);
+  for (const userEvents of byUser.values()) {
+    const ordered = [...userEvents].sort(byTime);
+    const startVersion = ordered.find((r) => r.event.app_version !== undefined)?.event.app_version;
+    const firstRevenueTime = ordered.find((r) => r.event.revenue !== undefined && r.event.revenue !== null)?.event.time;
+    for (const r of userEvents) {
+      const e = r.event;
+      const os = [e.os_name, e.os_version].filter((part) => part !== undefined).join(' ');
+      const deviceType = [e.device_brand, e.device_model].filter((part) => part !== undefined).join(' ');
+      r.builtIns = {
+        version: e.app_version, country: e.country, city: e.city, region: e.region, DMA: e.dma,
+        language: e.language, platform: e.platform, os: os === '' || e.os_name === undefined ? undefined : os,
+        device: e.device_model, device_type: deviceType === '' ? undefined : deviceType,
+        start_version: startVersion,
+        paying: String(firstRevenueTime !== undefined && firstRevenueTime <= e.time),
+      };
+    }
+  }
+}
+
+export function byTime(a: ResolvedEvent, b: ResolvedEvent): number {
+  return a.event.time - b.event.time || a.index - b.index;
+}
+
+export function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
+// ---------- time ----------
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+/** Local wall-clock parts of an instant in an IANA zone. */
+export function localParts(ms: number, timeZone: string): { date: string; hour: string; minute: string } {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23',
+    });
+    formatters.set(timeZone, format);
+  }
+  const parts = Object.fromEntries(format.formatToParts(ms).map((p) => [p.type, p.value]));
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: parts.hour!, minute: parts.minute! };
+}
+
+export type Interval = 'realtime' | 'hourly' | 'daily' | 'weekly' | 'monthly';
+
+/** Bucket label of an instant: local day / Monday / first of month / hour / 5 minutes. */
+export function bucketOf(ms: number, timeZone: string, interval: Interval): string {
+  const { date, hour, minute } = localParts(ms, timeZone);
+  switch (interval) {
+    case 'daily': return date;
+    case 'weekly': return mondayOf(date);
+    case 'monthly': return `${date.slice(0, 8)}01`;
+    case 'hourly': return `${date}T${hour}:00:00`;
+    case 'realtime': return `${date}T${hour}:${String(Math.floor(Number(minute) / 5) * 5).padStart(2, '0')}:00`;
+  }
+}
+
+function mondayOf(date: string): string {
+  const utc = Date.parse(`${date}T00:00:00Z`);
+  const weekday = (new Date(utc).getUTCDay() + 6) % 7;
+  return new Date(utc - weekday * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** `YYYYMMDD` → `YYYY-MM-DD`. */
+export function isoDate(yyyymmdd: string): string {
+  return `${yyyymmdd.slice(0, 4)}-${yyyymmdd.slice(4, 6)}-${yyyymmdd.slice(6, 8)}`;
+}
+
+export interface Range { start: string; end: string; timeZone: string }
+
+export function inRange(ms: number, range: Range): boolean {
+  const date = localParts(ms, range.timeZone).date;
+  return date >= isoDate(range.start) && date <= isoDate(range.end);
+}
+
+/** Bucket labels of the range in order; sub-day buckets by walking the instants (DST-proof). */
+export function xValuesOf(range: Range, interval: Interval): string[] {
+  const labels = new Set<string>();
+  const step = interval === 'realtime' ? 5 * 60_000 : interval === 'hourly' ? 15 * 60_000 : 3_600_000;
+  const from = Date.parse(`${isoDate(range.start)}T00:00:00Z`) - DAY_MS;
+  const to = Date.parse(`${isoDate(range.end)}T00:00:00Z`) + 2 * DAY_MS;
+  for (let ms = from; ms < to; ms += step) if (inRange(ms, range)) labels.add(bucketOf(ms, range.timeZone, interval));
+  return [...labels];
+}
+
+export function intervalOfDays(i: 1 | 7 | 30): Interval {
+  return i === 1 ? 'daily' : i === 7 ? 'weekly' : 'monthly';
+}
+
+// ---------- properties, filters, segments ----------
+
+export interface PropertyRef { type: 'event' | 'user'; key: string }
+
+/** Values of a property at an event as strings; `(none)` when missing; arrays give each element. */
+export function propertyValues(r: ResolvedEvent, property: PropertyRef): string[] {
+  let value: unknown;
+  if (property.type === 'event') value = r.event.event_properties?.[property.key];
+  else if (property.key.startsWith('gp:')) value = r.userProperties[property.key.slice(3)];
+  else value = r.builtIns[property.key];
+  if (value === undefined || value === null) return [NONE];
+  const list = Array.isArray(value) ? value : [value];
+  return list.length === 0 ? [NONE] : list.map(asString);
+}
+
+function asString(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+export type Operator =
+  | 'is' | 'is not' | 'contains' | 'does not contain' | 'less' | 'less or equal'
+  | 'greater' | 'greater or equal' | 'set is' | 'set is not';
+
+export function matches(values: string[], op: Operator, wanted: string[]): boolean {
+  const numeric = (compare: (a: number, b: number) => boolean) =>
+    values.some((v) => v !== NONE && v.trim() !== '' && !Number.isNaN(Number(v)) && compare(Number(v), Number(wanted[0])));
+  switch (op) {
+    case 'is': return values.some((v) => wanted.includes(v));
+    case 'is not': return !values.some((v) => wanted.includes(v));
+    case 'contains': return values.some((v) => v !== NONE && wanted.some((w) => v.includes(w)));
+    case 'does not contain': return !values.some((v) => v !== NONE && wanted.some((w) => v.includes(w)));
+    case 'less': return numeric((a, b) => a < b);
+    case 'less or equal': return numeric((a, b) => a <= b);
+    case 'greater': return numeric((a, b) => a > b);
+    case 'greater or equal': return numeric((a, b) => a >= b);
+    case 'set is': return wanted.every((w) => values.includes(w));
+    case 'set is not': return !wanted.every((w) => values.includes(w));
+  }
+}
+
+export interface Filter { subprop_type: 'event' | 'user'; subprop_key: string; subprop_op: Operator; subprop_value: string[] }
+export interface Segment { prop: string; op: Operator; values: string[] }
+
+function userRef(prop: string): PropertyRef {
+  return { type: 'user', key: prop };
+}
+
+export function passesSegment(r: ResolvedEvent, segment: readonly Segment[] | undefined): boolean {
+  return (segment ?? []).every((condition) => matches(propertyValues(r, userRef(condition.prop)), condition.op, condition.values));
+}
+
+// ---------- operations ----------
+
+export interface Oracle { events: ResolvedEvent[]; timeZone: string }
+
+export function createOracle(uploads: readonly UploadEvent[], timeZone = 'UTC'): Oracle {
+  return { events: resolveEvents(uploads), timeZone };
+}
+
+function rangeOf(oracle: Oracle, params: { start: string; end: string }): Range {
+  return { start: params.start, end: params.end, timeZone: oracle.timeZone };
+}
+
+export interface UsersParams { start: string; end: string; m: 'active' | 'new'; i: 1 | 7 | 30; s?: Segment[]; g?: string }
+
+export function users(oracle: Oracle, params: UsersParams) {
+  const range = rangeOf(oracle, params);
+  const interval = intervalOfDays(params.i);
+  const xValues = xValuesOf(range, interval);
+  const firstEventTime = new Map<number, number>();
+  for (const r of oracle.events) firstEventTime.set(r.svcId, Math.min(firstEventTime.get(r.svcId) ?? Infinity, r.event.time));
+  // new: the user's events in the bucket of their first event (all of them, active or not)
+  const counted = oracle.events.filter((r) =>
+    inRange(r.event.time, range) && passesSegment(r, params.s) &&
+    (params.m === 'active' ? r.active : bucketOf(r.event.time, range.timeZone, interval) === bucketOf(firstEventTime.get(r.svcId)!, range.timeZone, interval)));
+  const groupOf = (r: ResolvedEvent) => (params.g === undefined ? ['0'] : propertyValues(r, userRef(params.g)));
+  const rows = new Map<string, { perBucket: Map<string, Set<number>>; all: Set<number> }>();
+  for (const r of counted) {
+    for (const group of groupOf(r)) {
+      const row = rows.get(group) ?? { perBucket: new Map(), all: new Set() };
+      rows.set(group, row);
+      const bucket = bucketOf(r.event.time, range.timeZone, interval);
+      row.perBucket.set(bucket, (row.perBucket.get(bucket) ?? new Set()).add(r.svcId));
+      row.all.add(r.svcId);
+    }
+  }
+  if (params.g === undefined && rows.size === 0) rows.set('0', { perBucket: new Map(), all: new Set() });
+  const ordered = [...rows.entries()].sort(([a, x], [b, y]) => y.all.size - x.all.size || compareText(a, b));
+  return {
+    xValues,
+    series: ordered.map(([, row]) => xValues.map((x) => row.perBucket.get(x)?.size ?? 0)),
+    seriesCollapsed: ordered.map(([, row]) => [row.all.size]),
+    seriesLabels: ordered.map(([label]) => (params.g === undefined ? 0 : label)),
+    seriesMeta: ordered.map(() => ({ segmentIndex: 0 })),
+  };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+interface Session { svcId: number; start: number; lengthMs: number }
+
+/** Sessions started in range with at least one active event; length over all their events. */
+export function sessionsInRange(oracle: Oracle, range: Range): Session[] {
+  const withId = oracle.events.filter((r) => r.event.session_id !== undefined && r.event.session_id !== null && r.event.session_id !== -1);
+  const sessions = groupBy(withId, (r) => `${r.svcId}/${r.event.session_id}`);
+  const result: Session[] = [];
+  for (const members of sessions.values()) {
+    const start = members[0]!.event.session_id!;
+    if (!members.some((r) => r.active) || !inRange(start, range)) continue;
+    const last = Math.max(...members.map((r) => r.event.time));
+    result.push({ svcId: members[0]!.svcId, start, lengthMs: Math.min(Math.max(last - start, 0), DAY_MS) });
+  }
+  return result;
+}
+
+export const DEFAULT_SESSION_BINS_MS = [0, 3_000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 86_400_000];
+const UNIT_MS = { seconds: 1_000, minutes: 60_000, hours: 3_600_000 } as const;
+
+export interface SessionLengthParams { start: string; end: string; timeHistogramConfigBinMin?: number; timeHistogramConfigBinMax?: number; timeHistogramConfigBinSize?: number; timeHistogramConfigBinTimeUnit?: keyof typeof UNIT_MS }
+
+export function sessionLength(oracle: Oracle, params: SessionLengthParams) {
+  let edges = DEFAULT_SESSION_BINS_MS;
+  if (params.timeHistogramConfigBinMin !== undefined && params.timeHistogramConfigBinMax !== undefined) {
+    const unit = UNIT_MS[params.timeHistogramConfigBinTimeUnit ?? 'seconds'];
+    const size = params.timeHistogramConfigBinSize ?? params.timeHistogramConfigBinMax - params.timeHistogramConfigBinMin;
+    edges = [];
+    for (let edge = params.timeHistogramConfigBinMin; edge < params.timeHistogramConfigBinMax; edge += size) edges.push(edge * unit);
+    edges.push(params.timeHistogramConfigBinMax * unit);
+  }
+  const sessions = sessionsInRange(oracle, rangeOf(oracle, params));
+  const counts = edges.slice(1).map((upper, k) =>
+    sessions.filter((s) => s.lengthMs >= edges[k]! && (s.lengthMs < upper || (k === edges.length - 2 && s.lengthMs === upper))).length);
+  return {
+    series: [counts],
+    xValues: edges.slice(1).map((upper, k) => `${edges[k]! / 1000}s-${upper / 1000}s`),
+  };
+}
+
+function perDaySessions(oracle: Oracle, params: { start: string; end: string }, value: (daySessions: Session[], day: string) => number) {
+  const range = rangeOf(oracle, params);
+  const xValues = xValuesOf(range, 'daily');
+  const byDay = groupBy(sessionsInRange(oracle, range), (s) => bucketOf(s.start, range.timeZone, 'daily'));
+  return {
+    series: [xValues.map((day) => value(byDay.get(day) ?? [], day))],
+    seriesCollapsed: [[0]],
+    seriesLabels: [0],
+    seriesMeta: [{ segmentIndex: 0 }],
+    xValues,
+  };
+}
+
+export function sessionAverage(oracle: Oracle, params: { start: string; end: string }) {
+  return perDaySessions(oracle, params, (sessions) =>
+    sessions.length === 0 ? 0 : sessions.reduce((sum, s) => sum + s.lengthMs, 0) / sessions.length / 1000);
+}
+
+export function sessionsPerUser(oracle: Oracle, params: { start: string; end: string }) {
+  const range = rangeOf(oracle, params);
+  return perDaySessions(oracle, params, (sessions, day) => {
+    const active = new Set(oracle.events.filter((r) => r.active && bucketOf(r.event.time, range.timeZone, 'daily') === day).map((r) => r.svcId));
+    return active.size === 0 ? 0 : sessions.length / active.size;
+  });
+}
+
+export function composition(oracle: Oracle, params: { start: string; end: string; p: string }) {
+  const range = rangeOf(oracle, params);
+  const latest = new Map<number, ResolvedEvent>();
+  for (const r of oracle.events) {
+    if (!r.active || !inRange(r.event.time, range)) continue;
+    const current = latest.get(r.svcId);
+    if (!current || byTime(current, r) < 0) latest.set(r.svcId, r);
+  }
+  const counts = new Map<string, number>();
+  for (const r of latest.values()) for (const value of new Set(propertyValues(r, userRef(params.p)))) counts.set(value, (counts.get(value) ?? 0) + 1);
+  const ordered = [...counts.entries()].sort(([a, x], [b, y]) => y - x || compareText(a, b));
+  return { series: [ordered.map(([, n]) => n)], seriesLabels: [params.p], xValues: ordered.map(([value]) => value) };
+}
+
+export function eventsList(oracle: Oracle, now: number) {
+  const week = bucketOf(now, oracle.timeZone, 'weekly');
+  const types = [...new Set(oracle.events.map((r) => r.event.event_type))];
+  return types.map((type) => ({
+    value: type,
+    display: type,
+    totals: oracle.events.filter((r) => r.event.event_type === type && r.event.time <= now && bucketOf(r.event.time, oracle.timeZone, 'weekly') === week).length,
+    non_active: INACTIVE_EVENTS.has(type),
+    deleted: false,
+    hidden: false,
+    flow_hidden: false,
+  }));
+}
