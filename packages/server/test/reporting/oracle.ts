@@ -375,3 +375,229 @@ export function eventsList(oracle: Oracle, now: number) {
     flow_hidden: false,
   }));
 }
+
+// ---------- segmentation ----------
+
+export interface GroupBy { type: 'event' | 'user'; value: string }
+export interface EventSpec { event_type: string; filters?: Filter[]; group_by?: GroupBy[] }
+export type SegmentationMetric = 'uniques' | 'totals' | 'pct_dau' | 'average' | 'sums' | 'value_avg';
+export type SegmentationInterval = -300000 | -3600000 | 1 | 7 | 30;
+
+export interface SegmentationParams {
+  start: string;
+  end: string;
+  e: EventSpec;
+  e2?: EventSpec;
+  m?: SegmentationMetric;
+  n?: 'any' | 'active';
+  i?: SegmentationInterval;
+  s?: Segment[];
+  limit?: number;
+  rollingWindow?: number;
+  rollingAverage?: number;
+}
+
+function segmentationInterval(i: SegmentationInterval): Interval {
+  return i === -300000 ? 'realtime' : i === -3600000 ? 'hourly' : intervalOfDays(i);
+}
+
+export function matchesEventSpec(r: ResolvedEvent, spec: EventSpec): boolean {
+  const typeMatches =
+    spec.event_type === '_all' ? true
+    : spec.event_type === '_active' ? r.active
+    : spec.event_type === 'revenue_amount' ? typeof r.event.revenue === 'number'
+    : r.event.event_type === spec.event_type;
+  return typeMatches && (spec.filters ?? []).every((f) =>
+    matches(propertyValues(r, { type: f.subprop_type, key: f.subprop_key }), f.subprop_op, f.subprop_value));
+}
+
+/** The numeric value summed by sums/value_avg: the first group-by property, or revenue for revenue_amount. */
+function numericValue(r: ResolvedEvent, spec: EventSpec): number | undefined {
+  const first = spec.group_by?.[0];
+  const raw = first ? r.event.event_properties?.[first.value] ?? (first.type === 'user' ? r.userProperties[first.value] : undefined)
+    : spec.event_type === 'revenue_amount' ? r.event.revenue : undefined;
+  const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+function metricOf(metric: SegmentationMetric, events: ResolvedEvent[], activeUsers: Set<number>, spec: EventSpec): number {
+  const uniques = new Set(events.map((r) => r.svcId)).size;
+  const numbers = events.map((r) => numericValue(r, spec)).filter((v): v is number => v !== undefined);
+  const sum = numbers.reduce((total, v) => total + v, 0);
+  switch (metric) {
+    case 'uniques': return uniques;
+    case 'totals': return events.length;
+    case 'pct_dau': return activeUsers.size === 0 ? 0 : uniques / activeUsers.size;
+    case 'average': return uniques === 0 ? 0 : events.length / uniques;
+    case 'sums': return sum;
+    case 'value_avg': return numbers.length === 0 ? 0 : sum / numbers.length;
+  }
+}
+
+/** Range widened back so rolling points at `start` see their full window. */
+function widenedStart(start: string, interval: Interval, buckets: number): string {
+  const date = new Date(`${isoDate(start)}T00:00:00Z`);
+  if (interval === 'monthly') date.setUTCMonth(date.getUTCMonth() - buckets);
+  else date.setUTCDate(date.getUTCDate() - (interval === 'weekly' ? 7 : 1) * buckets);
+  return date.toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+export function segmentation(oracle: Oracle, params: SegmentationParams) {
+  const metric = params.m ?? 'uniques';
+  const interval = segmentationInterval(params.i ?? 1);
+  const range = rangeOf(oracle, params);
+  const xValues = xValuesOf(range, interval);
+  const back = Math.max(params.rollingWindow ?? 1, params.rollingAverage ?? 1) - 1;
+  const wide: Range = { ...range, start: widenedStart(params.start, interval, back) };
+  const allBuckets = xValuesOf(wide, interval);
+  const bucket = (r: ResolvedEvent) => bucketOf(r.event.time, range.timeZone, interval);
+  const usable = oracle.events.filter((r) => inRange(r.event.time, wide) && passesSegment(r, params.s));
+  const activeByBucket = groupBy(usable.filter((r) => r.active), bucket);
+  const activeUsersIn = (buckets: string[]) => new Set(buckets.flatMap((b) => activeByBucket.get(b) ?? []).map((r) => r.svcId));
+  const windowOf = (x: string, size: number) => allBuckets.slice(Math.max(0, allBuckets.indexOf(x) - size + 1), allBuckets.indexOf(x) + 1);
+
+  const rows: { label: string | number | string[]; eventIndex: number; series: number[]; collapsed: number }[] = [];
+  [params.e, ...(params.e2 ? [params.e2] : [])].forEach((spec, eventIndex) => {
+    let events = usable.filter((r) => matchesEventSpec(r, spec));
+    if (params.n === 'active') events = events.filter((r) => activeUsersIn([bucket(r)]).has(r.svcId));
+    const groupings = (spec.group_by ?? []).slice(0, 2);
+    const groups = new Map<string, { label: string | number | string[]; events: ResolvedEvent[] }>();
+    for (const r of events) {
+      const combos = groupings.reduce<string[][]>((acc, g) => acc.flatMap((c) => propertyValues(r, { type: g.type, key: g.value }).map((v) => [...c, v])), [[]]);
+      for (const combo of combos) {
+        const key = JSON.stringify(combo);
+        const label = combo.length === 0 ? eventIndex : combo.length === 1 ? combo[0]! : combo;
+        const group = groups.get(key) ?? { label, events: [] };
+        groups.set(key, group);
+        group.events.push(r);
+      }
+    }
+    if (groups.size === 0 && groupings.length === 0) groups.set('[]', { label: eventIndex, events: [] });
+    const inRangeUniques = (g: { events: ResolvedEvent[] }) => new Set(g.events.filter((r) => inRange(r.event.time, range)).map((r) => r.svcId)).size;
+    const kept = [...groups.entries()]
+      .sort(([a, x], [b, y]) => inRangeUniques(y) - inRangeUniques(x) || compareText(a, b))
+      .slice(0, params.limit ?? 100);
+    for (const [, group] of kept) {
+      const byBucket = groupBy(group.events, bucket);
+      const point = (x: string) => {
+        const window = windowOf(x, params.rollingWindow ?? 1);
+        return metricOf(metric, window.flatMap((b) => byBucket.get(b) ?? []), activeUsersIn(window), spec);
+      };
+      const series = xValues.map((x) => {
+        if (!params.rollingAverage) return point(x);
+        const window = windowOf(x, params.rollingAverage);
+        return window.reduce((sum, b) => sum + point(b), 0) / window.length;
+      });
+      const inRangeEvents = group.events.filter((r) => inRange(r.event.time, range));
+      rows.push({ label: group.label, eventIndex, series, collapsed: metricOf(metric, inRangeEvents, activeUsersIn(xValues), spec) });
+    }
+  });
+  return {
+    series: rows.map((row) => row.series),
+    seriesLabels: rows.map((row) => row.label),
+    seriesCollapsed: rows.map((row) => [{ setId: '', value: row.collapsed }]),
+    seriesMeta: rows.map((row) => ({ segmentIndex: 0, eventIndex: row.eventIndex })),
+    xValues,
+  };
+}
+
+// ---------- funnels ----------
+
+export interface FunnelParams {
+  start: string;
+  end: string;
+  e: EventSpec[];
+  mode?: 'ordered' | 'unordered' | 'sequential';
+  /** Conversion window in seconds; default 30 days. */
+  cs?: number;
+  s?: Segment[];
+  g?: string;
+  limit?: number;
+}
+
+interface FunnelPath { entry: ResolvedEvent; stepTimes: number[] }
+
+/** Steps reached from one entry: the times of steps 0..k. */
+function followEntry(userEvents: ResolvedEvent[], entryPosition: number, steps: EventSpec[], mode: FunnelParams['mode'], windowMs: number): number[] {
+  const entry = userEvents[entryPosition]!;
+  const times = [entry.event.time];
+  const deadline = entry.event.time + windowMs;
+  const later = userEvents.slice(entryPosition + 1).filter((r) => r.event.time <= deadline);
+  if (mode === 'unordered') {
+    const used = new Set<ResolvedEvent>([entry]);
+    for (const step of steps.slice(1)) {
+      const found = later.find((r) => !used.has(r) && matchesEventSpec(r, step));
+      if (!found) break;
+      used.add(found);
+      times.push(found.event.time);
+    }
+    return times;
+  }
+  for (const r of later) {
+    if (times.length === steps.length) break;
+    if (matchesEventSpec(r, steps[times.length]!)) times.push(r.event.time);
+    else if (mode === 'sequential') break;
+  }
+  return times;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+function mean(values: number[]): number {
+  return values.length === 0 ? 0 : Math.round(values.reduce((sum, v) => sum + v, 0) / values.length);
+}
+
+export function funnels(oracle: Oracle, params: FunnelParams) {
+  const steps = params.e;
+  const mode = params.mode ?? 'ordered';
+  const csSeconds = params.cs ?? 30 * 86_400;
+  const windowMs = mode === 'unordered' ? Math.floor(csSeconds / 86_400) * DAY_MS : csSeconds * 1000;
+  const range = rangeOf(oracle, params);
+  const stepIndexAt = (r: ResolvedEvent) => { const k = steps.findIndex((s) => matchesEventSpec(r, s)); return k === -1 ? steps.length : k; };
+  const byUser = groupBy(oracle.events.filter((r) => passesSegment(r, params.s)), (r) => r.svcId);
+  const paths: FunnelPath[] = [];
+  for (const userEvents of byUser.values()) {
+    const ordered = [...userEvents].sort((a, b) => a.event.time - b.event.time || stepIndexAt(a) - stepIndexAt(b) || a.index - b.index);
+    let best: FunnelPath | undefined;
+    ordered.forEach((r, position) => {
+      if (!inRange(r.event.time, range) || !matchesEventSpec(r, steps[0]!)) return;
+      const stepTimes = followEntry(ordered, position, steps, mode, windowMs);
+      if (!best || stepTimes.length > best.stepTimes.length) best = { entry: r, stepTimes };
+    });
+    if (best) paths.push(best);
+  }
+  const groups = groupBy(paths.flatMap((path) =>
+    (params.g === undefined ? [''] : propertyValues(path.entry, userRef(params.g))).map((groupValue) => ({ groupValue, path }))), (x) => x.groupValue);
+  const days = xValuesOf(range, 'daily');
+  return [...groups.entries()]
+    .sort(([a, x], [b, y]) => y.length - x.length || compareText(a, b))
+    .slice(0, params.limit ?? 100)
+    .map(([groupValue, members]) => {
+      const groupPaths = members.map((m) => m.path);
+      const reached = (k: number, list = groupPaths) => list.filter((p) => p.stepTimes.length > k);
+      const cumulativeRaw = steps.map((_, k) => reached(k).length);
+      const transitions = (k: number) => reached(k).map((p) => p.stepTimes[k]! - p.stepTimes[k - 1]!);
+      const whole = reached(steps.length - 1).map((p) => p.stepTimes[steps.length - 1]! - p.stepTimes[0]!);
+      const stepDurations = steps.map((_, k) => (k === 0 ? whole : transitions(k)));
+      const entryDay = (p: FunnelPath) => bucketOf(p.entry.event.time, range.timeZone, 'daily');
+      return {
+        events: steps.map((s) => s.event_type),
+        groupValue,
+        meta: { segmentIndex: 0 },
+        cumulativeRaw,
+        cumulative: cumulativeRaw.map((n) => (cumulativeRaw[0] === 0 ? 0 : n / cumulativeRaw[0]!)),
+        stepByStep: cumulativeRaw.map((n, k) => (k === 0 ? (n === 0 ? 0 : 1) : cumulativeRaw[k - 1] === 0 ? 0 : n / cumulativeRaw[k - 1]!)),
+        medianTransTimes: stepDurations.map(median),
+        avgTransTimes: stepDurations.map(mean),
+        dayFunnels: {
+          xValues: days,
+          series: days.map((day) => steps.map((_, k) => reached(k, groupPaths.filter((p) => entryDay(p) === day)).length)),
+        },
+      };
+    });
+}
