@@ -139,7 +139,7 @@ describe('the typed client against the mock, all nine operations', () => {
     const steps: EventSpecification[] = [{ event_type: 'Product Viewed' }, { event_type: 'Added To Cart' }, played];
     const { request } = await expectDocumentedSuccess(
       '/api/2/funnels',
-      client.GET('/api/2/funnels', { params: { query: { ...range, e: steps, mode: 'unordered', cs: 3, limit: 100, g: 'platform' } } }),
+      client.GET('/api/2/funnels', { params: { query: { ...range, e: steps, mode: 'unordered', cs: 259200, limit: 100, g: 'platform' } } }),
     );
     expect(request.searchParams.getAll('e').map((step) => JSON.parse(step))).toEqual(steps);
   });
@@ -315,7 +315,7 @@ const valid: ValidCase[] = [
   {
     name: 'funnel',
     role: 'app',
-    request: get(funnel([{ event_type: 'Product Viewed' }, played], { mode: 'unordered', cs: '3', limit: '100' }), basic),
+    request: get(funnel([{ event_type: 'Product Viewed' }, played], { mode: 'unordered', cs: '259200', limit: '100' }), basic),
     status: 200,
   },
   {
