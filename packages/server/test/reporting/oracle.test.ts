@@ -214,3 +214,20 @@ describe('dataset', () => {
     expect(new Set(oracle.events.map((r) => r.svcId)).size).toBeLessThan(new Set(events.map((e) => e.device_id)).size);
   });
 });
+
+describe('formulas', () => {
+  it('evaluates functions over A and B with operator precedence and parentheses', () => {
+    const oracle = createOracle([
+      event('A', MONDAY, { user_id: 'a', event_properties: { n: 3 } }),
+      event('A', MONDAY + 1, { user_id: 'a', event_properties: { n: 5 } }),
+      event('B', MONDAY + 2, { user_id: 'b' }),
+      event('B', MONDAY + 3, { user_id: 'c' }),
+    ]);
+    const answer = segmentation(oracle, {
+      start: '20260302', end: '20260302', m: 'formula', formula: '(TOTALS(A) + UNIQUES(B)) * 2 / UNIQUES(B) - PROPMAX(A)',
+      e: { event_type: 'A', group_by: [{ type: 'event', value: 'n' }] }, e2: { event_type: 'B' },
+    });
+    expect(answer.series).toEqual([[-1]]); // (2 + 2) * 2 / 2 - 5
+    expect(answer.seriesMeta).toEqual([{ segmentIndex: 0, formulaIndex: 0, formula: '(TOTALS(A) + UNIQUES(B)) * 2 / UNIQUES(B) - PROPMAX(A)' }]);
+  });
+});

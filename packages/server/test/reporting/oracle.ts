@@ -380,7 +380,8 @@ export function eventsList(oracle: Oracle, now: number) {
 
 export interface GroupBy { type: 'event' | 'user'; value: string }
 export interface EventSpec { event_type: string; filters?: Filter[]; group_by?: GroupBy[] }
-export type SegmentationMetric = 'uniques' | 'totals' | 'pct_dau' | 'average' | 'sums' | 'value_avg';
+export type SegmentationMetric = 'uniques' | 'totals' | 'pct_dau' | 'average' | 'sums' | 'value_avg' | 'formula';
+type ValueMetric = Exclude<SegmentationMetric, 'formula'> | 'min' | 'max';
 export type SegmentationInterval = -300000 | -3600000 | 1 | 7 | 30;
 
 export interface SegmentationParams {
@@ -395,6 +396,8 @@ export interface SegmentationParams {
   limit?: number;
   rollingWindow?: number;
   rollingAverage?: number;
+  /** With m=formula, e.g. `UNIQUES(A) / UNIQUES(B)`. */
+  formula?: string;
 }
 
 function segmentationInterval(i: SegmentationInterval): Interval {
@@ -420,7 +423,7 @@ function numericValue(r: ResolvedEvent, spec: EventSpec): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-function metricOf(metric: SegmentationMetric, events: ResolvedEvent[], activeUsers: Set<number>, spec: EventSpec): number {
+function metricOf(metric: ValueMetric, events: ResolvedEvent[], activeUsers: Set<number>, spec: EventSpec): number {
   const uniques = new Set(events.map((r) => r.svcId)).size;
   const numbers = events.map((r) => numericValue(r, spec)).filter((v): v is number => v !== undefined);
   const sum = numbers.reduce((total, v) => total + v, 0);
@@ -431,6 +434,8 @@ function metricOf(metric: SegmentationMetric, events: ResolvedEvent[], activeUse
     case 'average': return uniques === 0 ? 0 : events.length / uniques;
     case 'sums': return sum;
     case 'value_avg': return numbers.length === 0 ? 0 : sum / numbers.length;
+    case 'min': return numbers.length === 0 ? 0 : Math.min(...numbers);
+    case 'max': return numbers.length === 0 ? 0 : Math.max(...numbers);
   }
 }
 
@@ -440,6 +445,45 @@ function widenedStart(start: string, interval: Interval, buckets: number): strin
   if (interval === 'monthly') date.setUTCMonth(date.getUTCMonth() - buckets);
   else date.setUTCDate(date.getUTCDate() - (interval === 'weekly' ? 7 : 1) * buckets);
   return date.toISOString().slice(0, 10).replaceAll('-', '');
+}
+
+const FORMULA_FUNCTIONS: Record<string, ValueMetric> = {
+  UNIQUES: 'uniques', TOTALS: 'totals', AVG: 'average', ACTIVE: 'pct_dau',
+  PROPSUM: 'sums', PROPAVG: 'value_avg', PROPMIN: 'min', PROPMAX: 'max',
+};
+
+/** Recursive descent over + − × ÷ and parentheses; a division by zero gives 0. */
+export function evaluateFormula(formula: string, call: (metric: ValueMetric, eventIndex: number) => number): number {
+  const tokens = formula.match(/[A-Z]+\([A-Z]\)|\d+(?:\.\d+)?|[-+*/()]/g) ?? [];
+  let position = 0;
+  const next = () => tokens[position++];
+  const primary = (): number => {
+    const token = next();
+    if (token === '(') { const value = sum(); next(); return value; }
+    if (token === '-') return -primary();
+    const callMatch = token?.match(/^([A-Z]+)\(([A-Z])\)$/);
+    if (callMatch) {
+      const metric = FORMULA_FUNCTIONS[callMatch[1]!];
+      if (!metric) throw new Error(`unknown formula function ${callMatch[1]}`);
+      return call(metric, callMatch[2]!.charCodeAt(0) - 65);
+    }
+    return Number(token);
+  };
+  const product = (): number => {
+    let value = primary();
+    while (tokens[position] === '*' || tokens[position] === '/') {
+      const operator = next();
+      const right = primary();
+      value = operator === '*' ? value * right : right === 0 ? 0 : value / right;
+    }
+    return value;
+  };
+  const sum = (): number => {
+    let value = product();
+    while (tokens[position] === '+' || tokens[position] === '-') value = next() === '+' ? value + product() : value - product();
+    return value;
+  };
+  return sum();
 }
 
 export function segmentation(oracle: Oracle, params: SegmentationParams) {
@@ -456,10 +500,31 @@ export function segmentation(oracle: Oracle, params: SegmentationParams) {
   const activeUsersIn = (buckets: string[]) => new Set(buckets.flatMap((b) => activeByBucket.get(b) ?? []).map((r) => r.svcId));
   const windowOf = (x: string, size: number) => allBuckets.slice(Math.max(0, allBuckets.indexOf(x) - size + 1), allBuckets.indexOf(x) + 1);
 
+  const specs = [params.e, ...(params.e2 ? [params.e2] : [])];
+  const eventsOf = (spec: EventSpec) => {
+    const events = usable.filter((r) => matchesEventSpec(r, spec));
+    return params.n === 'active' ? events.filter((r) => activeUsersIn([bucket(r)]).has(r.svcId)) : events;
+  };
+  const rollingPoints = (point: (window: string[]) => number) => xValues.map((x) => {
+    if (!params.rollingAverage) return point(windowOf(x, params.rollingWindow ?? 1));
+    const window = windowOf(x, params.rollingAverage);
+    return window.reduce((sum, b) => sum + point(windowOf(b, params.rollingWindow ?? 1)), 0) / window.length;
+  });
+  if (metric === 'formula') {
+    const byBucket = specs.map((spec) => groupBy(eventsOf(spec), bucket));
+    const evaluate = (window: string[]) => evaluateFormula(params.formula ?? '', (valueMetric, eventIndex) =>
+      metricOf(valueMetric, window.flatMap((b) => byBucket[eventIndex]?.get(b) ?? []), activeUsersIn(window), specs[eventIndex]!));
+    return {
+      series: [rollingPoints(evaluate)],
+      seriesLabels: [0],
+      seriesCollapsed: [[{ setId: '', value: evaluate(xValues) }]],
+      seriesMeta: [{ segmentIndex: 0, formulaIndex: 0, formula: params.formula ?? '' }],
+      xValues,
+    };
+  }
   const rows: { label: string | number | string[]; eventIndex: number; series: number[]; collapsed: number }[] = [];
-  [params.e, ...(params.e2 ? [params.e2] : [])].forEach((spec, eventIndex) => {
-    let events = usable.filter((r) => matchesEventSpec(r, spec));
-    if (params.n === 'active') events = events.filter((r) => activeUsersIn([bucket(r)]).has(r.svcId));
+  specs.forEach((spec, eventIndex) => {
+    const events = eventsOf(spec);
     const groupings = (spec.group_by ?? []).slice(0, 2);
     const groups = new Map<string, { label: string | number | string[]; events: ResolvedEvent[] }>();
     for (const r of events) {
@@ -479,15 +544,8 @@ export function segmentation(oracle: Oracle, params: SegmentationParams) {
       .slice(0, params.limit ?? 100);
     for (const [, group] of kept) {
       const byBucket = groupBy(group.events, bucket);
-      const point = (x: string) => {
-        const window = windowOf(x, params.rollingWindow ?? 1);
-        return metricOf(metric, window.flatMap((b) => byBucket.get(b) ?? []), activeUsersIn(window), spec);
-      };
-      const series = xValues.map((x) => {
-        if (!params.rollingAverage) return point(x);
-        const window = windowOf(x, params.rollingAverage);
-        return window.reduce((sum, b) => sum + point(b), 0) / window.length;
-      });
+      const series = rollingPoints((window) =>
+        metricOf(metric, window.flatMap((b) => byBucket.get(b) ?? []), activeUsersIn(window), spec));
       const inRangeEvents = group.events.filter((r) => inRange(r.event.time, range));
       rows.push({ label: group.label, eventIndex, series, collapsed: metricOf(metric, inRangeEvents, activeUsersIn(xValues), spec) });
     }
