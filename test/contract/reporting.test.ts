@@ -67,14 +67,15 @@ async function expectDocumentedSuccess(path: string, call: Promise<Answer>) {
 }
 
 describe('the typed client against the mock, all nine operations', () => {
-  test('GET /api/3/chart/{chart_id}/csv answers CSV text', async () => {
+  test('GET /api/3/chart/{chart_id}/csv answers the CSV text in data, as the platform does', async () => {
     const { data, request } = await expectDocumentedSuccess(
       '/api/3/chart/{chart_id}/csv',
       client.GET('/api/3/chart/{chart_id}/csv', { params: { path: { chart_id: 'f3kq9zt' } } }),
     );
     expect(request.pathname).toBe('/api/3/chart/f3kq9zt/csv');
-    expect(typeof data).toBe('string');
-    expect((data as string).split('\r\n')[0]).toMatch(/^[^,\r\n]+(,[^,\r\n]+)+$/);
+    const lines = (data as { data: string }).data.split('\r\n');
+    expect(lines[0]).toMatch(/^"\t[^"]+"$/);
+    expect(lines[4]).toMatch(/^"\tSegment"(,"\t[^"]+")+$/);
   });
 
   test('GET /api/2/users', async () => {

@@ -84,9 +84,9 @@ describe('the other reporting operations', () => {
     expectTypeOf(events.data?.data[0]?.non_active).toEqualTypeOf<boolean | undefined>();
   });
 
-  it('types the chart export as text', async () => {
+  it('types the chart export as the CSV text inside data', async () => {
     const { data } = await app.GET('/api/3/chart/{chart_id}/csv', { params: { path: { chart_id: 'f3kq9zt' } } });
-    expectTypeOf(data).toEqualTypeOf<string | undefined>();
+    expectTypeOf(data).toEqualTypeOf<{ data: string } | undefined>();
     // @ts-expect-error chart_id is required
     void app.GET('/api/3/chart/{chart_id}/csv', { params: { path: {} } });
   });

@@ -52,16 +52,12 @@ describe('reporting through the app client', () => {
     expect([query.get('mode'), query.get('cs'), query.get('limit')]).toEqual(['unordered', '3', '100']);
   });
 
-  it('reads the chart CSV as text and an error as JSON', async () => {
-    const csv = 'Segment,2026-11-01\r\nAll users,12\r\n';
-    const fake = fakeFetch((request) =>
-      request.url.pathname.endsWith('/f3kq9zt/csv')
-        ? new Response(csv, { status: 200, headers: { 'Content-Type': 'text/csv' } })
-        : json(404, { code: 404, error: 'Chart not found' }),
-    );
+  it('reads the chart CSV inside data, as the platform answers it, and an error as JSON', async () => {
+    const csv = '"\tPlays"\r\n\r\n"\tuniques"\r\n\r\n"\tSegment","\t2026-11-01"\r\n"\tAll users","12"\r\n';
+    const fake = fakeFetch((request) => (request.url.pathname.endsWith('/f3kq9zt/csv') ? json(200, { data: csv }) : json(404, { code: 404, error: 'Chart not found' })));
     const client = appClient(fake.fetch);
     const found = await client.GET('/api/3/chart/{chart_id}/csv', { params: { path: { chart_id: 'f3kq9zt' } } });
-    expect(found.data).toBe(csv);
+    expect(found.data?.data).toBe(csv);
     const missing = await client.GET('/api/3/chart/{chart_id}/csv', { params: { path: { chart_id: 'nope' } } });
     expect(missing.data).toBeUndefined();
     expect(missing.error).toEqual({ code: 404, error: 'Chart not found' });
@@ -124,7 +120,7 @@ describe('reporting rules follow the bundle', () => {
     }
     expect(seen['/api/2/events/segmentation']).toEqual({ json: ['e', 'e2', 's'], jsonItems: [], parseAs: 'json' });
     expect(seen['/api/2/funnels']).toEqual({ json: ['s'], jsonItems: ['e'], parseAs: 'json' });
-    expect(seen['/api/3/chart/{chart_id}/csv']?.parseAs).toBe('text');
+    expect(seen['/api/3/chart/{chart_id}/csv']?.parseAs).toBe('json');
   });
 
   it('points x-svc-json-items of the funnel steps at the event specification schema', () => {

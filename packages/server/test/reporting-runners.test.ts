@@ -113,8 +113,8 @@ test('sessions: lengths in the default bins, average length and sessions per use
   const lengths = await sessionLengths(ctx, range, DEFAULT_BINS_MS);
   expect(lengths.xValues[4]).toBe('60s-180s');
   expect(lengths.counts).toEqual([0, 0, 0, 0, 0, 1, 0, 0, 0]);
-  expect(values(await dailySessions(ctx, range, 'averageLength'))).toEqual([[[], [300, 0, 0], 0]]);
-  expect(values(await dailySessions(ctx, range, 'perUser'))).toEqual([[[], [0.5, 0, 0], 0]]);
+  expect(values(await dailySessions(ctx, range, 'averageLength'))).toEqual([[[], [300, 0, 0], 300]]);
+  expect(values(await dailySessions(ctx, range, 'perUser'))).toEqual([[[], [0.5, 0, 0], 1 / 3]]);
 });
 
 test('composition by the value on each user’s latest active event', async () => {

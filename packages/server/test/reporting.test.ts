@@ -80,7 +80,7 @@ test('a saved chart as CSV; an unknown chart is 404', async () => {
   const chart = saveChart(h.dataDir, h.project.app_id, { title: 'Plays', operation: 'getEventSegmentation', query: { e: { event_type: 'Play' }, start: '20261102', end: '20261103' } });
   const csv = await get(`/api/3/chart/${chart.id}/csv`);
   expect(csv.status).toBe(200);
-  expect(csv.body).toBe('"\tPlays"\r\n\r\n"\tGet event segmentation data"\r\n\r\n"\tSegment","\t2026-11-02","\t2026-11-03"\r\n"\tAll users","2","1"\r\n');
+  expect(csv.body).toEqual({ data: '"\tPlays"\r\n\r\n"\tGet event segmentation data"\r\n\r\n"\tSegment","\t2026-11-02","\t2026-11-03"\r\n"\tAll users","2","1"\r\n' });
   expect((await get('/api/3/chart/missing/csv')).status).toBe(404);
 });
 

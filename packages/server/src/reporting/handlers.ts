@@ -123,8 +123,14 @@ export class ReportingHandlers {
     const segment = segmentOf(s);
     return this.checked(request, queryCost(Math.max(1, days(start, end)), segment.length + (g ? 1 : 0), EVENT_TYPE_COST), async (ctx) => {
       const result = await userCounts(ctx, { range: range(ctx.timeZone, start, end, interval), metric: m ?? 'active', interval, segment, groupBy: g ? userProperty(g) : undefined });
-      const unlabelled = m === 'new' ? 'New users' : 'Active users';
-      return { status: 200 as const, body: { data: { series: result.series.map((s) => s.values), seriesMeta: result.series.map((s) => (s.groups.length === 0 ? unlabelled : s.groups.join(', '))), xValues: result.xValues } } };
+      const data = {
+        series: result.series.map((s) => s.values),
+        seriesCollapsed: result.series.map((s) => [s.collapsed]),
+        seriesLabels: result.series.map((s) => (s.groups.length === 0 ? 0 : s.groups.join(', '))),
+        seriesMeta: result.series.map((s) => ({ segmentIndex: s.segmentIndex })),
+        xValues: result.xValues,
+      };
+      return { status: 200 as const, body: { data } };
     });
   };
 
@@ -144,7 +150,8 @@ export class ReportingHandlers {
     const { start, end } = request.query as { start: string; end: string };
     return this.checked(request, queryCost(days(start, end), 0, EVENT_TYPE_COST), async (ctx) => {
       const result = await dailySessions(ctx, range(ctx.timeZone, start, end, 'day'), measure);
-      return { status: 200 as const, body: { data: { series: result.series.map((s) => s.values), seriesMeta: [{ segmentIndex: 0 }], xValues: result.xValues } } };
+      const data = { series: result.series.map((s) => s.values), seriesCollapsed: result.series.map((s) => [s.collapsed]), seriesLabels: [0], seriesMeta: [{ segmentIndex: 0 }], xValues: result.xValues };
+      return { status: 200 as const, body: { data } };
     });
   }
 
@@ -197,7 +204,8 @@ export class ReportingHandlers {
             xValues: result.xValues,
             series: result.series.map((s) => s.values),
             seriesLabels: result.series.map((s) => (s.groups.length === 0 ? 0 : [s.eventIndex, ...s.groups])),
-            seriesCollapsed: result.series.map((s) => [{ value: s.collapsed }]),
+            seriesCollapsed: result.series.map((s) => [{ setId: '', value: s.collapsed }]),
+            seriesMeta: result.series.map((s) => (metric === 'formula' ? { segmentIndex: s.segmentIndex, formulaIndex: 0, formula: q.formula ?? '' } : { segmentIndex: s.segmentIndex, eventIndex: s.eventIndex })),
           },
         },
       };
@@ -231,7 +239,7 @@ export class ReportingHandlers {
     if (answer.status === 400 || answer.status === 429) return answer as Reply<'getChartCsv'>;
     if (answer.status !== 200) throw new Error(`chart ${chart.id}: ${chart.operation} answered ${answer.status}`);
     const csv = chartCsv({ title: chart.title, metric: String(chart.query.m ?? ref.op.summary), ...chartTable(chart.operation, (answer.body as { data: unknown }).data) });
-    return { status: 200, body: csv, headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${chart.id}.csv"` } };
+    return { status: 200, body: { data: csv } };
   };
 
   getFunnel = async (request: HandlerRequest<'getFunnel'>): Promise<Reply<'getFunnel'>> => {
@@ -256,8 +264,9 @@ export class ReportingHandlers {
         body: {
           data: result.groups.map((group) => ({
             segmentIndex: 0,
+            meta: { segmentIndex: 0 },
+            groupValue: groupBy ? group.groupValue : '',
             events: q.e.map((e) => e.event_type),
-            ...(groupBy ? { groupValue: group.groupValue } : {}),
             ...funnelSteps(group.total),
             dayFunnels: byDay(group.byDay, (c) => c.reached),
             dayMedianTransTimes: byDay(group.byDay, (c) => c.transitionTimes.map(median)),
@@ -272,12 +281,12 @@ export class ReportingHandlers {
 /** A saved chart's answer as a table: one row per series (or funnel element), one column per x value (or step). */
 function chartTable(operation: ChartOperation, data: unknown): Omit<CsvTable, 'title' | 'metric'> {
   if (operation === 'getFunnel') {
-    const elements = data as { events: string[]; groupValue?: string; cumulativeRaw: number[] }[];
-    return { header: ['Segment', ...(elements[0]?.events ?? [])], rows: elements.map((e) => ({ label: e.groupValue ?? 'All users', values: e.cumulativeRaw })) };
+    const elements = data as { events: string[]; groupValue: string; cumulativeRaw: number[] }[];
+    return { header: ['Segment', ...(elements[0]?.events ?? [])], rows: elements.map((e) => ({ label: e.groupValue || 'All users', values: e.cumulativeRaw })) };
   }
-  const { xValues, series, seriesMeta, seriesLabels } = data as { xValues: string[]; series: number[][]; seriesMeta?: unknown[]; seriesLabels?: unknown[] };
+  const { xValues, series, seriesLabels } = data as { xValues: string[]; series: number[][]; seriesLabels?: unknown[] };
   const labelOf = (i: number) => {
-    const label = seriesLabels?.[i] ?? seriesMeta?.[i];
+    const label = seriesLabels?.[i];
     if (typeof label === 'string') return label;
     if (Array.isArray(label)) return label.slice(1).join(', ');
     return 'All users';

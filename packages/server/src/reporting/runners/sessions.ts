@@ -25,24 +25,29 @@ export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edg
   return { xValues: bins.map(([from, to]) => `${seconds(from)}s-${seconds(to)}s`), counts: bins.map((_, i) => Number(row?.[`b${i}`] ?? 0)) };
 }
 
-/** Per day: average session length in seconds, or sessions per active user. */
+/** Per day, and over the whole range (`collapsed`): average session length in seconds, or sessions per active user. */
 export async function dailySessions(ctx: RunnerContext, range: ReportRange, measure: 'averageLength' | 'perUser'): Promise<SeriesResult> {
   const xValues = bucketLabels(range, 'day');
-  const sessions = await ctx.query(`SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY ALL`);
+  const sessions = await ctx.query(
+    `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY GROUPING SETS ((bucket), ())`,
+  );
   const active =
     measure === 'perUser'
       ? new Map(
-          (await ctx.query(`SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY ALL`)).map(
-            (r) => [r.bucket as string, r.users as number],
-          ),
+          (
+            await ctx.query(
+              `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY GROUPING SETS ((bucket), ())`,
+            )
+          ).map((r) => [r.bucket as string | null, r.users as number]),
         )
       : undefined;
-  const byDay = new Map(sessions.map((r) => [r.bucket as string, r]));
-  const values = xValues.map((day) => {
-    const row = byDay.get(day);
-    if (!row) return 0;
-    if (active) return (row.sessions as number) / (active.get(day) ?? (row.sessions as number));
-    return (row.length_ms as number) / (row.sessions as number) / 1000;
-  });
-  return { xValues, series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values, collapsed: 0 }] };
+  const byBucket = new Map(sessions.map((r) => [r.bucket as string | null, r]));
+  // The row of the empty grouping set (bucket NULL) holds the whole range.
+  const valueOf = (bucket: string | null) => {
+    const row = byBucket.get(bucket);
+    if (!row || Number(row.sessions) === 0) return 0;
+    if (active) return Number(row.sessions) / (active.get(bucket) ?? Number(row.sessions));
+    return Number(row.length_ms) / Number(row.sessions) / 1000;
+  };
+  return { xValues, series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values: xValues.map(valueOf), collapsed: valueOf(null) }] };
 }
