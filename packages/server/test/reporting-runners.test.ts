@@ -137,7 +137,7 @@ describe('funnels', () => {
   test('ordered within the window; transition times; per entry day', async () => {
     const result = await funnel(ctx, { ...base, steps: steps('Play', 'Buy') });
     // user-0001 plays on Nov 2 10:00 and buys Nov 3 09:00 (23 h later); three others play only.
-    expect(result.groups.map((g) => [g.groupValue, g.total.reached, g.total.transitionTimes])).toEqual([['(none)', [3, 1], [[23 * 3_600_000], [23 * 3_600_000]]]]);
+    expect(result.groups.map((g) => [g.groupValue, g.total.reached, g.total.medianTimes, g.total.averageTimes])).toEqual([['(none)', [3, 1], [23 * 3_600_000, 23 * 3_600_000], [23 * 3_600_000, 23 * 3_600_000]]]);
     expect(result.days).toEqual(['2026-11-02', '2026-11-03', '2026-11-04']);
     expect(result.groups[0]!.byDay.map((d) => d.reached)).toEqual([
       [2, 1],

@@ -5,7 +5,8 @@
 // the longest event-loop stall of the server while queries run and ingestion continues.
 // The server runs with the documented limits raised (the benchmark's queries would exceed
 // the cost budget); --keep DIR keeps the loaded data directory and reuses it next time.
-//   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5] [--keep DIR]
+//   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME]
+// --only runs the operations whose name contains NAME.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' }, only: { type: 'string', default: '' } } });
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const RUNS = Number(values.runs);
@@ -109,7 +110,7 @@ const sql = (query) => () => server.store.query(query);
 const inRange = `app_id = ${project.app_id} AND time >= ${START} AND time < ${START + DAYS * DAY}`;
 const day = 'date_trunc(\'day\', make_timestamp(time * 1000))';
 
-const cases = [
+const allCases = [
   // The hand-written SQL answers the same question: per day and over the whole range (`seriesCollapsed`).
   ['segmentation uniques/day', `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played' })}`, `SELECT ${day} AS d, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY GROUPING SETS ((d), ())`],
   [
@@ -135,6 +136,8 @@ const cases = [
   ],
   ['event types list', '/api/2/events/list', `SELECT event_type, count(*) FROM events WHERE app_id = ${project.app_id} GROUP BY event_type`],
 ];
+
+const cases = allCases.filter(([name]) => name.includes(values.only));
 
 const [{ n: stored }] = await server.store.query(`SELECT count(*) AS n FROM events WHERE app_id = ${project.app_id}`);
 console.log(

@@ -1,9 +1,7 @@
-// One user's way through a funnel (SEMANTICS.md, `/api/2/funnels`): every occurrence of step
-// 1 in the range is a possible entry; the entry reaching the furthest step wins, the
-// earliest among equals. Events come ordered by time, then by the first step they match,
-// so that events of the same time count in step order.
-
-export type FunnelMode = 'ordered' | 'unordered' | 'sequential';
+// One user's way through an unordered funnel (SEMANTICS.md, `/api/2/funnels`; ordered and
+// sequential funnels are computed by the engine, runners/funnels.ts): every occurrence of
+// step 1 in the range is a possible entry; the entry reaching the furthest step wins, the
+// earliest among equals. Events come ordered by time, then by the first step they match.
 
 /** A user's events that matter: time (ms), which steps each matches (bit k = step k), and whether it may enter. */
 export interface UserEvents {
@@ -21,32 +19,6 @@ export interface FunnelPath {
 }
 
 const matches = (mask: number, step: number) => (mask & (1 << step)) !== 0;
-
-function orderedPath(events: UserEvents, entry: number, steps: number, windowMs: number, sequential: boolean): FunnelPath {
-  const { times, masks } = events;
-  const deadline = times[entry]! + windowMs;
-  const completedAt = [times[entry]!];
-  let previous = entry;
-  for (let step = 1; step < steps; step++) {
-    let found = -1;
-    if (sequential) {
-      // The very next event of the user must be the step.
-      const next = previous + 1;
-      if (next < times.length && times[next]! <= deadline && matches(masks[next]!, step)) found = next;
-    } else {
-      for (let j = previous + 1; j < times.length && times[j]! <= deadline; j++) {
-        if (matches(masks[j]!, step)) {
-          found = j;
-          break;
-        }
-      }
-    }
-    if (found < 0) break;
-    completedAt.push(times[found]!);
-    previous = found;
-  }
-  return { entry, completedAt };
-}
 
 function unorderedPath(events: UserEvents, entry: number, steps: number, windowMs: number): FunnelPath {
   const { times, masks } = events;
@@ -68,15 +40,11 @@ function unorderedPath(events: UserEvents, entry: number, steps: number, windowM
   return { entry, completedAt };
 }
 
-export function pathOf(events: UserEvents, entry: number, steps: number, windowMs: number, mode: FunnelMode): FunnelPath {
-  return mode === 'unordered' ? unorderedPath(events, entry, steps, windowMs) : orderedPath(events, entry, steps, windowMs, mode === 'sequential');
-}
-
 /** The winning path among `entries` (furthest, then earliest); undefined without entries. */
-export function bestPath(events: UserEvents, entries: number[], steps: number, windowMs: number, mode: FunnelMode): FunnelPath | undefined {
+export function bestPath(events: UserEvents, entries: number[], steps: number, windowMs: number): FunnelPath | undefined {
   let best: FunnelPath | undefined;
   for (const entry of entries) {
-    const path = pathOf(events, entry, steps, windowMs, mode);
+    const path = unorderedPath(events, entry, steps, windowMs);
     if (!best || path.completedAt.length > best.completedAt.length) best = path;
     if (best.completedAt.length === steps) break;
   }

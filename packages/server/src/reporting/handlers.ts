@@ -269,8 +269,8 @@ export class ReportingHandlers {
             events: q.e.map((e) => e.event_type),
             ...funnelSteps(group.total),
             dayFunnels: byDay(group.byDay, (c) => c.reached),
-            dayMedianTransTimes: byDay(group.byDay, (c) => c.transitionTimes.map(median)),
-            dayAvgTransTimes: byDay(group.byDay, (c) => c.transitionTimes.map(mean)),
+            dayMedianTransTimes: byDay(group.byDay, (c) => c.medianTimes),
+            dayAvgTransTimes: byDay(group.byDay, (c) => c.averageTimes),
           })),
         },
       };
@@ -321,15 +321,6 @@ function binEdges(q: { timeHistogramConfigBinTimeUnit?: string; timeHistogramCon
   return [...edges, max * unit];
 }
 
-const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
-}
-
 function funnelSteps(counts: FunnelCounts) {
   const raw = counts.reached;
   const converted: Record<string, number> = {};
@@ -342,8 +333,8 @@ function funnelSteps(counts: FunnelCounts) {
     cumulativeRaw: raw,
     cumulative: raw.map((value) => (raw[0] ? value / raw[0] : 0)),
     stepByStep: raw.map((value, k) => (k === 0 ? (raw[0] ? 1 : 0) : raw[k - 1] ? value / raw[k - 1]! : 0)),
-    medianTransTimes: counts.transitionTimes.map(median),
-    avgTransTimes: counts.transitionTimes.map(mean),
+    medianTransTimes: counts.medianTimes,
+    avgTransTimes: counts.averageTimes,
     convertedCounts: converted,
     dropoffCounts: dropoff,
   };

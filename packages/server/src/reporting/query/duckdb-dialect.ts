@@ -14,6 +14,12 @@ export interface Dialect {
   bucketOf(label: string): string;
   /** A SELECT of `event_type` for every event type the project has. */
   eventTypes(appId: number): string;
+  /**
+   * The join of a user's next event in `table` (columns `svc_id, k, time`) after the row
+   * `previous` by the order key `k`, as `alias`: the first one after it, or with
+   * `immediately` (`k` a position) only the one right after it; a row without one keeps NULLs.
+   */
+  nextEvent(table: string, previous: string, alias: string, immediately: boolean): string;
   string(value: string): string;
 }
 
@@ -49,6 +55,12 @@ export class DuckDbDialect implements Dialect {
   string = string;
 
   constructor(private readonly options: DialectOptions = { userMappings: true }) {}
+
+  nextEvent(table: string, previous: string, alias: string, immediately: boolean): string {
+    return immediately
+      ? `LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k = ${previous}.k + 1`
+      : `ASOF LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k > ${previous}.k`;
+  }
 
   /** Whether a project has user mappings, so that scans of projects without any skip the join. */
   static userMappingsQuery(appId: number): string {

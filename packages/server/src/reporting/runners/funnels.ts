@@ -1,10 +1,14 @@
-// `/api/2/funnels`: per user the winning path (funnel-paths.ts) over the events of the steps,
-// read from the engine a chunk of users at a time; counted per group value (`g` on the
-// winning entry's event) and per entry day (the best path entering that day).
-import { bestPath, type FunnelMode, type FunnelPath, type UserEvents } from '../funnel-paths.js';
+// `/api/2/funnels`: per user the winning path over the events of the steps, counted per group
+// value (`g` on the winning entry's event) and per entry day (the best path entering that
+// day). Ordered and sequential funnels are computed by the engine (each entry's path is a
+// chain of "next matching event" joins); unordered ones by funnel-paths.ts over each user's
+// events, read a chunk of users at a time.
+import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
 import type { RunnerContext } from './context.js';
+
+export type FunnelMode = 'ordered' | 'unordered' | 'sequential';
 
 export interface FunnelQuery {
   range: ReportRange;
@@ -21,8 +25,10 @@ export interface FunnelQuery {
 export interface FunnelCounts {
   /** Users who reached each step. */
   reached: number[];
-  /** Per transition k (1..steps-1), the times users took from step k to k+1; index 0: the whole funnel. */
-  transitionTimes: number[][];
+  /** Per transition k (1..steps-1), the median time (ms) users took from step k to k+1; index 0: the whole funnel. */
+  medianTimes: number[];
+  /** The same, averages. */
+  averageTimes: number[];
 }
 
 export interface FunnelGroup {
@@ -37,18 +43,72 @@ export interface FunnelResult {
   groups: FunnelGroup[];
 }
 
-const emptyCounts = (steps: number): FunnelCounts => ({ reached: Array<number>(steps).fill(0), transitionTimes: Array.from({ length: steps }, () => []) });
+/** Transition times while a group is counted in JS; medians and averages at the end. */
+interface TimesAccumulator {
+  reached: number[];
+  transitionTimes: number[][];
+}
 
-function add(counts: FunnelCounts, path: FunnelPath, steps: number): void {
+const emptyTimes = (steps: number): TimesAccumulator => ({ reached: Array<number>(steps).fill(0), transitionTimes: Array.from({ length: steps }, () => []) });
+
+function add(counts: TimesAccumulator, path: FunnelPath, steps: number): void {
   const { completedAt } = path;
   for (let k = 0; k < completedAt.length; k++) counts.reached[k]!++;
   for (let k = 1; k < completedAt.length; k++) counts.transitionTimes[k]!.push(completedAt[k]! - completedAt[k - 1]!);
   if (completedAt.length === steps) counts.transitionTimes[0]!.push(completedAt[steps - 1]! - completedAt[0]!);
 }
 
+const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+}
+
+const summarized = (times: TimesAccumulator): FunnelCounts => ({ reached: times.reached, medianTimes: times.transitionTimes.map(median), averageTimes: times.transitionTimes.map(mean) });
+
+const emptyCounts = (steps: number): FunnelCounts => ({ reached: Array<number>(steps).fill(0), medianTimes: Array<number>(steps).fill(0), averageTimes: Array<number>(steps).fill(0) });
+
+/** The conversion window in ms: unordered funnels count whole days (the platform rounds the window down). */
+const windowMsOf = (query: FunnelQuery) => (query.mode === 'unordered' ? Math.floor(query.windowSeconds / 86_400) * 86_400 : query.windowSeconds) * 1000;
+
+/** The first step an event matches: same-time events count in step order. */
+const firstStepOf = (query: FunnelQuery) => `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${query.steps.length} END`;
+
 function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
+  const scan = stepsScan(ctx, query, windowMs);
+  const mask = query.steps.map((_, k) => `(f${k}::INTEGER << ${k})`).join(' + ');
+  const order = 'ORDER BY time, first_step, ingest_seq';
+  return `SELECT svc_id, list(time::DOUBLE ${order}) AS times, list(mask ${order}) AS masks, list(f0 AND time < ${query.range.endMs} ${order}) AS entries,
+      list(${ctx.dialect.bucketLabel('bucket', 'day')} ${order}) AS days, list(${query.groupBy ? 'p0' : 'NULL::VARCHAR'} ${order}) AS groups
+    FROM (SELECT *, ${mask} AS mask, ${firstStepOf(query)} AS first_step FROM (${scan})) GROUP BY svc_id HAVING bool_or(f0 AND time < ${query.range.endMs})`;
+}
+
+export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
+  const days = bucketLabels(query.range, 'day');
+  const groups = query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
+  const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || a.groupValue.localeCompare(b.groupValue));
   const steps = query.steps.length;
-  const scan = ctx.dialect.scan({
+  const none = { groupValue: NONE, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) };
+  return { days, groups: query.groupBy ? ranked.slice(0, query.limit) : ranked.length > 0 ? ranked : [none] };
+}
+
+/**
+ * A funnel's events with their order key `k`: by time, then by the first step they match, so
+ * that same-time events count in step order; events of the same time and first step are one
+ * moment (neither comes after the other). Sequential funnels number each user's events
+ * (`k` = position) because their next step must be the very next event.
+ */
+function orderedEventsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
+  const scan = stepsScan(ctx, query, windowMs);
+  if (query.mode === 'sequential') return `SELECT *, row_number() OVER (PARTITION BY svc_id ORDER BY time, ${firstStepOf(query)}, ingest_seq) AS k FROM (${scan})`;
+  return `SELECT *, time * ${query.steps.length + 1} + ${firstStepOf(query)} AS k FROM (${scan})`;
+}
+
+function stepsScan(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
+  return ctx.dialect.scan({
     appId: ctx.appId,
     timeZone: ctx.timeZone,
     // Later steps may happen after the range, within the window of an entry in it.
@@ -60,24 +120,68 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
     // A sequential funnel needs every event of the user: none may come between two steps.
     flaggedOnly: query.mode !== 'sequential',
   });
-  const mask = query.steps.map((_, k) => `(f${k}::INTEGER << ${k})`).join(' + ');
-  const firstStep = `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${steps} END`;
-  const order = 'ORDER BY time, first_step, ingest_seq';
-  return `SELECT svc_id, list(time::DOUBLE ${order}) AS times, list(mask ${order}) AS masks, list(f0 AND time < ${query.range.endMs} ${order}) AS entries,
-      list(${ctx.dialect.bucketLabel('bucket', 'day')} ${order}) AS days, list(${query.groupBy ? 'p0' : 'NULL::VARCHAR'} ${order}) AS groups
-    FROM (SELECT *, ${mask} AS mask, ${firstStep} AS first_step FROM (${scan})) GROUP BY svc_id HAVING bool_or(f0 AND time < ${query.range.endMs})`;
 }
 
-export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
+/**
+ * Ordered and sequential funnels in the engine: from every entry (step 1 in the range) the
+ * earliest following event of step 2, then of step 3 after it… (sequential: the very next
+ * event), which reaches the furthest step any path from that entry can; a user's winning
+ * entry is the furthest, then the earliest, and per entry day the same among that day's.
+ */
+async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
   const steps = query.steps.length;
-  const days = bucketLabels(query.range, 'day');
+  const windowMs = windowMsOf(query);
+  const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
+  const times = Array.from({ length: steps }, (_, k) => `t${k}`);
+  const within = (k: number) => later.filter((j) => j <= k).map((j) => `j${j}.time <= j0.time + ${windowMs}`).join(' AND ');
+  const depth = ['1', ...later.map((k) => `coalesce(${within(k)}, false)::INTEGER`)].join(' + ');
+  // The winner's order: depth first, then the earliest entry (`k` < 2^47 for times before the year 2300 with at most 10 steps).
+  const rank = (struct: string) => `${struct}depth * ${2 ** 47} - ${struct}k0`;
+  const measures = (filter: string) =>
+    [
+      ...Array.from({ length: steps }, (_, k) => `count(*) FILTER (WHERE depth > ${k}) AS r${k}`),
+      ...later.flatMap((k) => [`median(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS m${k}`, `avg(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS a${k}`]),
+      `median(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS m0`,
+      `avg(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS a0`,
+      filter,
+    ].join(', ');
+  const columns = (struct: string) => [...times, 'depth'].map((field) => `${struct}.${field} AS ${field}`).join(', ');
+  const sql = `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
+    j0 AS (SELECT svc_id, k, time, bucket, ${query.groupBy ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${query.range.endMs}),
+    ${later.map((k) => `s${k} AS (SELECT svc_id, k, time FROM ev WHERE f${k})`).join(',\n    ')}${later.length > 0 ? ',' : ''}
+    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j${k}.time AS t${k}`)].join(', ')}, ${depth} AS depth
+      FROM j0 ${later.map((k) => ctx.dialect.nextEvent(`s${k}`, `j${k - 1}`, `j${k}`, query.mode === 'sequential')).join(' ')}),
+    best_of_day AS (SELECT svc_id, bucket, arg_max(struct_pack(g, k0, ${times.join(', ')}, depth), ${rank('')}) AS b FROM paths GROUP BY svc_id, bucket),
+    best AS (SELECT svc_id, arg_max(b, ${rank('b.')}) AS b FROM best_of_day GROUP BY svc_id)
+    SELECT b.g AS g, NULL AS day, ${measures('true AS whole')} FROM (SELECT b.g, ${columns('b')} FROM best) b GROUP BY b.g
+    UNION ALL SELECT g, ${ctx.dialect.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')}
+      FROM (SELECT best.b.g AS g, d.bucket, ${columns('d.b')} FROM best_of_day d JOIN best USING (svc_id)) GROUP BY g, bucket`;
   const dayIndex = new Map(days.map((day, i) => [day, i]));
-  // Unordered funnels count whole days (the platform rounds the window down).
-  const windowMs = (query.mode === 'unordered' ? Math.floor(query.windowSeconds / 86_400) * 86_400 : query.windowSeconds) * 1000;
   const groups = new Map<string, FunnelGroup>();
-  const groupOf = (value: string) => {
+  for (const row of await ctx.query(sql)) {
+    const value = (row.g as string | null) ?? NONE;
     let group = groups.get(value);
     if (!group) groups.set(value, (group = { groupValue: value, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) }));
+    const summary = (prefix: 'm' | 'a') => Array.from({ length: steps }, (_, k) => Math.round(Number(row[`${prefix}${k}`] ?? 0)));
+    const counts: FunnelCounts = { reached: Array.from({ length: steps }, (_, k) => Number(row[`r${k}`])), medianTimes: summary('m'), averageTimes: summary('a') };
+    if (row.whole) group.total = counts;
+    else {
+      const at = dayIndex.get(row.day as string);
+      if (at !== undefined) group.byDay[at] = counts;
+    }
+  }
+  return [...groups.values()];
+}
+
+/** Unordered funnels: each user's events in JS (funnel-paths.ts), a chunk of users at a time. */
+async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
+  const steps = query.steps.length;
+  const windowMs = windowMsOf(query);
+  const dayIndex = new Map(days.map((day, i) => [day, i]));
+  const groups = new Map<string, { groupValue: string; total: TimesAccumulator; byDay: TimesAccumulator[] }>();
+  const groupOf = (value: string) => {
+    let group = groups.get(value);
+    if (!group) groups.set(value, (group = { groupValue: value, total: emptyTimes(steps), byDay: days.map(() => emptyTimes(steps)) }));
     return group;
   };
   for await (const rows of ctx.queryChunks(stepsSql(ctx, query, windowMs))) {
@@ -86,19 +190,23 @@ export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<Fu
       const events: UserEvents = { times: row.times as number[], masks: row.masks as number[], entries: entryFlags.flatMap((entry, i) => (entry ? [i] : [])) };
       const rowGroups = row.groups as (string | null)[];
       const rowDays = row.days as string[];
-      const best = bestPath(events, events.entries, steps, windowMs, query.mode)!;
+      const best = bestPath(events, events.entries, steps, windowMs)!;
       // The user counts in the group of the winning entry, on every day it entered.
       const group = groupOf(rowGroups[best.entry] ?? NONE);
       add(group.total, best, steps);
       const entriesByDay = new Map<string, number[]>();
-      for (const entry of events.entries) entriesByDay.set(rowDays[entry]!, [...(entriesByDay.get(rowDays[entry]!) ?? []), entry]);
+      for (const entry of events.entries) {
+        const day = rowDays[entry]!;
+        const entries = entriesByDay.get(day);
+        if (entries) entries.push(entry);
+        else entriesByDay.set(day, [entry]);
+      }
       for (const [day, entries] of entriesByDay) {
-        const path = bestPath(events, entries, steps, windowMs, query.mode)!;
+        const path = bestPath(events, entries, steps, windowMs)!;
         const at = dayIndex.get(day);
         if (at !== undefined) add(group.byDay[at]!, path, steps);
       }
     }
   }
-  const ranked = [...groups.values()].sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || a.groupValue.localeCompare(b.groupValue));
-  return { days, groups: query.groupBy ? ranked.slice(0, query.limit) : ranked.length > 0 ? ranked : [groupOf(NONE)] };
+  return [...groups.values()].map((group) => ({ groupValue: group.groupValue, total: summarized(group.total), byDay: group.byDay.map(summarized) }));
 }
