@@ -4,7 +4,7 @@
 // global ingestion order `ingest_seq`; user profiles (by `svc_id`, with one version per
 // `$identify` for reporting's properties at event time) and group profiles are small tables
 // updated from the `$identify` / `$groupidentify` rows of each segment.
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
@@ -128,6 +128,16 @@ function numbersOf(rows: Row[]): Row[] {
 
 /** Rows of a segment resolved per fetched chunk (about 2048 rows), yielding in between. */
 const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Appends one row per item, yielding to the event loop every few thousand: a segment can hold many. */
+async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], append: (item: T, index: number) => void): Promise<void> {
+  for (let i = 0; i < items.length; i++) {
+    append(items[i]!, i);
+    appender.endRow();
+    if (i % 4096 === 4095) await yieldToEventLoop();
+  }
+  appender.closeSync();
+}
 
 export class DuckDbEngine implements Engine {
   private queue: Promise<unknown> = Promise.resolve();
@@ -280,14 +290,12 @@ export class DuckDbEngine implements Engine {
     }
     await this.connection.run('CREATE OR REPLACE TEMP TABLE segment_ids (seq BIGINT, svc_id BIGINT)');
     const appender = await this.connection.createAppender('segment_ids', 'main', 'temp');
-    for (let row = 0; row < seqs.length; row++) {
+    await appendAll(appender, seqs, (seq, row) => {
       const svcId = svcIds[row]!;
-      appender.appendBigInt(BigInt(seqs[row]!));
+      appender.appendBigInt(BigInt(seq));
       if (svcId === null) appender.appendNull();
       else appender.appendBigInt(BigInt(batch.canonical(svcId)));
-      appender.endRow();
-    }
-    appender.closeSync();
+    });
     return batch;
   }
 
@@ -298,15 +306,13 @@ export class DuckDbEngine implements Engine {
       await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
       if (rows.length === 0) return;
       const appender = await this.connection.createAppender(`${table}_changes`, 'main', 'temp');
-      for (const row of rows) {
+      await appendAll(appender, rows, (row) => {
         for (const value of row) {
           if (value === null) appender.appendNull();
           else if (typeof value === 'number') appender.appendBigInt(BigInt(value));
           else appender.appendVarchar(value);
         }
-        appender.endRow();
-      }
-      appender.closeSync();
+      });
       await this.connection.run(`INSERT OR REPLACE INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
     };
     await fill('identity_users', 'app_id, user_id, svc_id', users.map((u) => [u.appId, u.userId, u.svcId]));

@@ -8,10 +8,11 @@ export const MAX_SESSION_MS = 86_400_000;
 /** The documented default bins, ms. */
 export const DEFAULT_BINS_MS = [0, 3_000, 10_000, 30_000, 60_000, 180_000, 600_000, 1_800_000, 3_600_000, 86_400_000];
 
-function sessionsSql(ctx: RunnerContext, range: ReportRange): string {
+function sessionsSql(ctx: RunnerContext, range: ReportRange, daily = false): string {
   const scan = ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], timeColumn: 'session_id' });
   // The bucket is the session's start: computed once per session, after grouping.
-  return `SELECT svc_id, session_id, ${ctx.dialect.bucket('day', ctx.timeZone, 'session_id', range.startMs, range.endMs)} AS bucket, least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms
+  const bucket = daily ? `${ctx.dialect.bucket('day', ctx.timeZone, 'session_id', range.startMs, range.endMs)} AS bucket, ` : '';
+  return `SELECT svc_id, session_id, ${bucket}least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms
     FROM (${scan}) s WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING bool_or(active)`;
 }
 
@@ -29,7 +30,7 @@ export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edg
 export async function dailySessions(ctx: RunnerContext, range: ReportRange, measure: 'averageLength' | 'perUser'): Promise<SeriesResult> {
   const xValues = bucketLabels(range, 'day');
   const sessions = await ctx.query(
-    `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range)}) GROUP BY GROUPING SETS ((bucket), ())`,
+    `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range, true)}) GROUP BY GROUPING SETS ((bucket), ())`,
   );
   const active =
     measure === 'perUser'
