@@ -159,7 +159,7 @@ export class ReportingHandlers {
     const { start, end, p } = request.query as { start: string; end: string; p: string };
     return this.checked(request, queryCost(days(start, end), 1, EVENT_TYPE_COST), async (ctx) => {
       const { values, counts } = await composition(ctx, range(ctx.timeZone, start, end, 'day'), userProperty(p));
-      return { status: 200 as const, body: { data: { series: [counts], seriesLabels: [0], xValues: values } } };
+      return { status: 200 as const, body: { data: { series: [counts], seriesLabels: [p], xValues: values } } };
     });
   };
 
@@ -203,7 +203,8 @@ export class ReportingHandlers {
           data: {
             xValues: result.xValues,
             series: result.series.map((s) => s.values),
-            seriesLabels: result.series.map((s) => (s.groups.length === 0 ? 0 : [s.eventIndex, ...s.groups])),
+            // As the SeriesLabel schema says: the segment index alone for one event without group-by.
+            seriesLabels: result.series.map((s) => ((q.e2 && metric !== 'formula') || s.groups.length > 0 ? [s.segmentIndex, ...(q.e2 ? [events[s.eventIndex]!.event_type] : []), ...s.groups] : s.segmentIndex)),
             seriesCollapsed: result.series.map((s) => [{ setId: '', value: s.collapsed }]),
             seriesMeta: result.series.map((s) => (metric === 'formula' ? { segmentIndex: s.segmentIndex, formulaIndex: 0, formula: q.formula ?? '' } : { segmentIndex: s.segmentIndex, eventIndex: s.eventIndex })),
           },

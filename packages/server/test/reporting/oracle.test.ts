@@ -92,7 +92,7 @@ describe('filters', () => {
       start: '20260302', end: '20260302', m: 'totals',
       e: { event_type: 'Buy', filters: [{ subprop_type: 'event', subprop_key: 'count', subprop_op: 'greater', subprop_value: ['2'] }], group_by: [{ type: 'user', value: 'gp:plan' }] },
     });
-    expect(answer.seriesLabels).toEqual(['pro', 'team']);
+    expect(answer.seriesLabels).toEqual([[0, 'pro'], [0, 'team']]);
     expect(answer.series).toEqual([[1], [1]]);
     expect(answer.seriesCollapsed).toEqual([[{ setId: '', value: 1 }], [{ setId: '', value: 1 }]]);
   });
@@ -114,7 +114,8 @@ describe('segmentation metrics', () => {
   it('average, sums and value_avg', () => {
     expect(segmentation(oracle, { ...day12, m: 'average' }).series).toEqual([[2, 1]]);
     const byPrice = { ...day12, e: { event_type: 'A', group_by: [{ type: 'event' as const, value: 'price' }] } };
-    expect(segmentation(oracle, { ...byPrice, m: 'sums' }).seriesCollapsed.map((c) => c[0]!.value)).toEqual([2, 4, 6, 0]);
+    // The first group-by is the measured property: one series per event.
+    expect(segmentation(oracle, { ...byPrice, m: 'sums' }).seriesCollapsed.map((c) => c[0]!.value)).toEqual([12]);
   });
   it('rolling windows count a user once over the window; rolling average means the points', () => {
     expect(segmentation(oracle, { ...day12, rollingWindow: 2 }).series).toEqual([[1, 2]]);
@@ -156,9 +157,10 @@ describe('funnels', () => {
       event('C', MONDAY + DAY + 2000, { user_id: 'u' }),
     ]);
     const wide = funnels(twoEntries, range)[0]!;
-    expect(wide.dayFunnels.series.slice(0, 2)).toEqual([[1, 1, 1], [0, 0, 0]]);
+    // The user counts on both entry days, each with that day's best path.
+    expect(wide.dayFunnels.series.slice(0, 2)).toEqual([[1, 1, 1], [1, 1, 1]]);
     const narrow = funnels(twoEntries, { ...range, cs: 3600 })[0]!;
-    expect(narrow.dayFunnels.series.slice(0, 2)).toEqual([[0, 0, 0], [1, 1, 1]]);
+    expect(narrow.dayFunnels.series.slice(0, 2)).toEqual([[1, 0, 0], [1, 1, 1]]);
     expect(narrow.medianTransTimes).toEqual([2000, 1000, 1000]);
   });
   it('one element per group value at the entry', () => {

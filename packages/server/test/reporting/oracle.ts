@@ -59,8 +59,9 @@ export function resolveEvents(events: readonly UploadEvent[]): ResolvedEvent[] {
     const svcId = finalSvc(rawSvc[index]!);
     const profile = profiles.get(svcId) ?? {};
     const ownPlain = Object.fromEntries(Object.entries(event.user_properties ?? {}).filter(([key]) => !key.startsWith('$')));
-    const userProperties = event.event_type === '$identify' ? { ...profile } : { ...profile, ...ownPlain };
+    // An $identify sees the values it sets: they are in force at its time.
     if (event.event_type === '$identify') profiles.set(svcId, applyIdentify(profile, event.user_properties ?? {}));
+    const userProperties = event.event_type === '$identify' ? { ...profiles.get(svcId) } : { ...profile, ...ownPlain };
     return { event, index, svcId, active: !INACTIVE_EVENTS.has(event.event_type), userProperties, builtIns: {} };
   });
   fillBuiltIns(resolved);
@@ -253,10 +254,9 @@ export function users(oracle: Oracle, params: UsersParams) {
   const xValues = xValuesOf(range, interval);
   const firstEventTime = new Map<number, number>();
   for (const r of oracle.events) firstEventTime.set(r.svcId, Math.min(firstEventTime.get(r.svcId) ?? Infinity, r.event.time));
-  // new: the user's events in the bucket of their first event (all of them, active or not)
+  // new: the user's first event ever (active or not), when it is in the range
   const counted = oracle.events.filter((r) =>
-    inRange(r.event.time, range) && passesSegment(r, params.s) &&
-    (params.m === 'active' ? r.active : bucketOf(r.event.time, range.timeZone, interval) === bucketOf(firstEventTime.get(r.svcId)!, range.timeZone, interval)));
+    inRange(r.event.time, range) && passesSegment(r, params.s) && (params.m === 'active' ? r.active : r.event.time === firstEventTime.get(r.svcId)));
   const groupOf = (r: ResolvedEvent) => (params.g === undefined ? ['0'] : propertyValues(r, userRef(params.g)));
   const rows = new Map<string, { perBucket: Map<string, Set<number>>; all: Set<number> }>();
   for (const r of counted) {
@@ -322,13 +322,15 @@ export function sessionLength(oracle: Oracle, params: SessionLengthParams) {
   };
 }
 
-function perDaySessions(oracle: Oracle, params: { start: string; end: string }, value: (daySessions: Session[], day: string) => number) {
+/** `value` of the sessions of some days (`days`); per day, then over the whole range. */
+function perDaySessions(oracle: Oracle, params: { start: string; end: string }, value: (sessions: Session[], days: string[]) => number) {
   const range = rangeOf(oracle, params);
   const xValues = xValuesOf(range, 'daily');
-  const byDay = groupBy(sessionsInRange(oracle, range), (s) => bucketOf(s.start, range.timeZone, 'daily'));
+  const sessions = sessionsInRange(oracle, range);
+  const byDay = groupBy(sessions, (s) => bucketOf(s.start, range.timeZone, 'daily'));
   return {
-    series: [xValues.map((day) => value(byDay.get(day) ?? [], day))],
-    seriesCollapsed: [[0]],
+    series: [xValues.map((day) => value(byDay.get(day) ?? [], [day]))],
+    seriesCollapsed: [[value(sessions, xValues)]],
     seriesLabels: [0],
     seriesMeta: [{ segmentIndex: 0 }],
     xValues,
@@ -342,8 +344,9 @@ export function sessionAverage(oracle: Oracle, params: { start: string; end: str
 
 export function sessionsPerUser(oracle: Oracle, params: { start: string; end: string }) {
   const range = rangeOf(oracle, params);
-  return perDaySessions(oracle, params, (sessions, day) => {
-    const active = new Set(oracle.events.filter((r) => r.active && bucketOf(r.event.time, range.timeZone, 'daily') === day).map((r) => r.svcId));
+  const activeByDay = groupBy(oracle.events.filter((r) => r.active), (r) => bucketOf(r.event.time, range.timeZone, 'daily'));
+  return perDaySessions(oracle, params, (sessions, days) => {
+    const active = new Set(days.flatMap((day) => activeByDay.get(day) ?? []).map((r) => r.svcId));
     return active.size === 0 ? 0 : sessions.length / active.size;
   });
 }
@@ -497,7 +500,13 @@ export function segmentation(oracle: Oracle, params: SegmentationParams) {
   const bucket = (r: ResolvedEvent) => bucketOf(r.event.time, range.timeZone, interval);
   const usable = oracle.events.filter((r) => inRange(r.event.time, wide) && passesSegment(r, params.s));
   const activeByBucket = groupBy(usable.filter((r) => r.active), bucket);
-  const activeUsersIn = (buckets: string[]) => new Set(buckets.flatMap((b) => activeByBucket.get(b) ?? []).map((r) => r.svcId));
+  const activeUsers = new Map<string, Set<number>>();
+  const activeUsersIn = (buckets: string[]) => {
+    const key = buckets.join(',');
+    let users = activeUsers.get(key);
+    if (!users) activeUsers.set(key, (users = new Set(buckets.flatMap((b) => activeByBucket.get(b) ?? []).map((r) => r.svcId))));
+    return users;
+  };
   const windowOf = (x: string, size: number) => allBuckets.slice(Math.max(0, allBuckets.indexOf(x) - size + 1), allBuckets.indexOf(x) + 1);
 
   const specs = [params.e, ...(params.e2 ? [params.e2] : [])];
@@ -522,22 +531,24 @@ export function segmentation(oracle: Oracle, params: SegmentationParams) {
       xValues,
     };
   }
-  const rows: { label: string | number | string[]; eventIndex: number; series: number[]; collapsed: number }[] = [];
+  const rows: { label: number | (number | string)[]; eventIndex: number; series: number[]; collapsed: number }[] = [];
   specs.forEach((spec, eventIndex) => {
     const events = eventsOf(spec);
-    const groupings = (spec.group_by ?? []).slice(0, 2);
-    const groups = new Map<string, { label: string | number | string[]; events: ResolvedEvent[] }>();
+    // sums and value_avg measure the first group-by property: one series per event.
+    const groupings = metric === 'sums' || metric === 'value_avg' ? [] : (spec.group_by ?? []).slice(0, 2);
+    const groups = new Map<string, { label: number | (number | string)[]; events: ResolvedEvent[] }>();
     for (const r of events) {
       const combos = groupings.reduce<string[][]>((acc, g) => acc.flatMap((c) => propertyValues(r, { type: g.type, key: g.value }).map((v) => [...c, v])), [[]]);
       for (const combo of combos) {
         const key = JSON.stringify(combo);
-        const label = combo.length === 0 ? eventIndex : combo.length === 1 ? combo[0]! : combo;
+        // The segment index alone for one event without group-by, else [segment, (event type with e2,) values…].
+        const label = combo.length === 0 && !params.e2 ? 0 : [0, ...(params.e2 ? [spec.event_type] : []), ...combo];
         const group = groups.get(key) ?? { label, events: [] };
         groups.set(key, group);
         group.events.push(r);
       }
     }
-    if (groups.size === 0 && groupings.length === 0) groups.set('[]', { label: eventIndex, events: [] });
+    if (groups.size === 0 && groupings.length === 0) groups.set('[]', { label: params.e2 ? [0, spec.event_type] : 0, events: [] });
     const inRangeUniques = (g: { events: ResolvedEvent[] }) => new Set(g.events.filter((r) => inRange(r.event.time, range)).map((r) => r.svcId)).size;
     const kept = [...groups.entries()]
       .sort(([a, x], [b, y]) => inRangeUniques(y) - inRangeUniques(x) || compareText(a, b))
@@ -574,6 +585,8 @@ export interface FunnelParams {
 }
 
 interface FunnelPath { entry: ResolvedEvent; stepTimes: number[] }
+/** A user's winning path, and the best path of each day the user entered on. */
+interface UserFunnel { best: FunnelPath; bestByDay: Map<string, FunnelPath> }
 
 /** Steps reached from one entry: the times of steps 0..k. */
 function followEntry(userEvents: ResolvedEvent[], entryPosition: number, steps: EventSpec[], mode: FunnelParams['mode'], windowMs: number): number[] {
@@ -618,31 +631,34 @@ export function funnels(oracle: Oracle, params: FunnelParams) {
   const range = rangeOf(oracle, params);
   const stepIndexAt = (r: ResolvedEvent) => { const k = steps.findIndex((s) => matchesEventSpec(r, s)); return k === -1 ? steps.length : k; };
   const byUser = groupBy(oracle.events.filter((r) => passesSegment(r, params.s)), (r) => r.svcId);
-  const paths: FunnelPath[] = [];
+  const entryDay = (p: FunnelPath) => bucketOf(p.entry.event.time, range.timeZone, 'daily');
+  const better = (current: FunnelPath | undefined, candidate: FunnelPath) => (!current || candidate.stepTimes.length > current.stepTimes.length ? candidate : current);
+  const userFunnels: UserFunnel[] = [];
   for (const userEvents of byUser.values()) {
     const ordered = [...userEvents].sort((a, b) => a.event.time - b.event.time || stepIndexAt(a) - stepIndexAt(b) || a.index - b.index);
     let best: FunnelPath | undefined;
+    const bestByDay = new Map<string, FunnelPath>();
     ordered.forEach((r, position) => {
       if (!inRange(r.event.time, range) || !matchesEventSpec(r, steps[0]!)) return;
-      const stepTimes = followEntry(ordered, position, steps, mode, windowMs);
-      if (!best || stepTimes.length > best.stepTimes.length) best = { entry: r, stepTimes };
+      const path = { entry: r, stepTimes: followEntry(ordered, position, steps, mode, windowMs) };
+      best = better(best, path);
+      bestByDay.set(entryDay(path), better(bestByDay.get(entryDay(path)), path));
     });
-    if (best) paths.push(best);
+    if (best) userFunnels.push({ best, bestByDay });
   }
-  const groups = groupBy(paths.flatMap((path) =>
-    (params.g === undefined ? [''] : propertyValues(path.entry, userRef(params.g))).map((groupValue) => ({ groupValue, path }))), (x) => x.groupValue);
+  const groups = groupBy(userFunnels.flatMap((user) =>
+    (params.g === undefined ? [''] : propertyValues(user.best.entry, userRef(params.g))).map((groupValue) => ({ groupValue, user }))), (x) => x.groupValue);
   const days = xValuesOf(range, 'daily');
   return [...groups.entries()]
     .sort(([a, x], [b, y]) => y.length - x.length || compareText(a, b))
     .slice(0, params.limit ?? 100)
     .map(([groupValue, members]) => {
-      const groupPaths = members.map((m) => m.path);
+      const groupPaths = members.map((m) => m.user.best);
       const reached = (k: number, list = groupPaths) => list.filter((p) => p.stepTimes.length > k);
       const cumulativeRaw = steps.map((_, k) => reached(k).length);
       const transitions = (k: number) => reached(k).map((p) => p.stepTimes[k]! - p.stepTimes[k - 1]!);
       const whole = reached(steps.length - 1).map((p) => p.stepTimes[steps.length - 1]! - p.stepTimes[0]!);
       const stepDurations = steps.map((_, k) => (k === 0 ? whole : transitions(k)));
-      const entryDay = (p: FunnelPath) => bucketOf(p.entry.event.time, range.timeZone, 'daily');
       return {
         events: steps.map((s) => s.event_type),
         groupValue,
@@ -654,7 +670,8 @@ export function funnels(oracle: Oracle, params: FunnelParams) {
         avgTransTimes: stepDurations.map(mean),
         dayFunnels: {
           xValues: days,
-          series: days.map((day) => steps.map((_, k) => reached(k, groupPaths.filter((p) => entryDay(p) === day)).length)),
+          // A user counts on every day they entered, with that day's best path.
+          series: days.map((day) => steps.map((_, k) => reached(k, members.flatMap((m) => m.user.bestByDay.get(day) ?? [])).length)),
         },
       };
     });

@@ -50,7 +50,9 @@ export function alignSeries(
   return [...byGroup.values()].sort((a, b) => b.collapsed - a.collapsed || compareGroups(a.groups, b.groups)).slice(0, meta.limit);
 }
 
-const compareGroups = (a: string[], b: string[]) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+/** Ties between groups in code unit order: the same on every machine, whatever its locale. */
+export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const compareGroups = (a: string[], b: string[]) => compareText(JSON.stringify(a), JSON.stringify(b));
 
 /** The group values of a row's `p0`, `p1`... columns. */
 export function groupsOf(row: Record<string, unknown>, count: number): string[] {

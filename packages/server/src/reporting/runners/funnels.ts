@@ -6,7 +6,7 @@
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
-import type { RunnerContext } from './context.js';
+import { compareText, type RunnerContext } from './context.js';
 
 export type FunnelMode = 'ordered' | 'unordered' | 'sequential';
 
@@ -89,7 +89,7 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
   const days = bucketLabels(query.range, 'day');
   const groups = query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
-  const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || a.groupValue.localeCompare(b.groupValue));
+  const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || compareText(a.groupValue, b.groupValue));
   const steps = query.steps.length;
   const none = { groupValue: NONE, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) };
   return { days, groups: query.groupBy ? ranked.slice(0, query.limit) : ranked.length > 0 ? ranked : [none] };
