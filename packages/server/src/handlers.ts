@@ -37,12 +37,6 @@ export const notImplementedOperations = [
   'getUserProperty',
   'updateUserProperty',
   'deleteUserProperty',
-  'listCohorts',
-  'getCohortExport',
-  'getCohortExportStatus',
-  'getCohortExportFile',
-  'createCohortUpload',
-  'createCohortMembershipUpdate',
 ] as const satisfies readonly OperationId[];
 
 export type NotImplementedOperationId = (typeof notImplementedOperations)[number];

@@ -13,6 +13,8 @@ import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
 import { AnnotationHandlers } from './annotations/handlers.js';
 import { AnnotationStore } from './annotations/store.js';
+import { CohortHandlers, type ExportScheduler, rejectCohortChange } from './cohorts/handlers.js';
+import { CohortStore } from './cohorts/store.js';
 import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
@@ -48,6 +50,8 @@ export interface ServerConfig {
   logger?: boolean;
   /** Current time, ms; `Date.now` unless a test moves time. */
   clock?: () => number;
+  /** Runs cohort export jobs; by default right after the request, in the background. */
+  cohortExportScheduler?: ExportScheduler;
   connectionLimits?: Partial<ConnectionLimits>;
   /** Origins whose pages may call the groups with CORS policy `configured` (app and api hosts). */
   corsOrigins?: string[];
@@ -118,6 +122,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const userMapping = new UserMappingHandlers(store, tenancy);
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
+  const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, clock, config.cohortExportScheduler);
   const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -154,8 +159,20 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     updateAnnotation: annotations.updateAnnotation,
     deleteAnnotation: annotations.deleteAnnotation,
     getUserMappings: userMapping.getUserMappings,
+    listCohorts: cohorts.listCohorts,
+    createCohortUpload: cohorts.createCohortUpload,
+    createCohortMembershipUpdate: cohorts.createCohortMembershipUpdate,
+    getCohortExport: cohorts.getCohortExport,
+    getCohortExportStatus: cohorts.getCohortExportStatus,
+    getCohortExportFile: cohorts.getCohortExportFile,
   };
-  const rejections = { createBatchEvents: ingestion.rejectUpload, createHttpApiEvents: ingestion.rejectUpload, createFeedbackItems: feedback.reject };
+  const rejections = {
+    createBatchEvents: ingestion.rejectUpload,
+    createHttpApiEvents: ingestion.rejectUpload,
+    createFeedbackItems: feedback.reject,
+    createCohortUpload: rejectCohortChange('createCohortUpload'),
+    createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
+  };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
   const appOptions = {
     tenancy,

@@ -6,9 +6,15 @@ export interface Answer {
   headers: Headers;
 }
 
-/** Sends a request and reads the answer; Prism's violation reports surface as failures. */
+/**
+ * Sends a request and reads the answer; Prism's violation reports surface as failures.
+ * Each request has its own connection: a test that computes for seconds between two
+ * requests would otherwise reuse a kept-alive socket the other side has closed meanwhile.
+ */
 export async function send(url: string, init: RequestInit = {}): Promise<Answer> {
-  const response = await fetch(url, init);
+  const headers = new Headers(init.headers);
+  if (!headers.has('connection')) headers.set('connection', 'close');
+  const response = await fetch(url, { ...init, headers });
   const text = await response.text();
   const violations = response.headers.get('sl-violations');
   if (violations) throw new Error(`Prism reports spec violations for ${init.method ?? 'GET'} ${url}: ${violations}\n${text}`);
