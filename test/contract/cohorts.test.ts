@@ -50,6 +50,9 @@ describe('typed client against the mock', () => {
     });
     expect(moved.response.status).toBe(302);
     expect(moved.response.headers.get('location')).toMatch(/^https:\/\/svc-cohort-exports\.s3\.amazonaws\.com\//);
+    // The signed link a self-hosted server hands out instead of an object-store URL.
+    const link = await app.GET('/api/5/cohorts/downloads/{request_id}', { params: { path, query: { expires: 1795432860, signature: 'ab'.repeat(32) } }, parseAs: 'text' });
+    expect(log.check('GET', link).split('\n')[0]).toBe('svc_id,user_id,city,gp:plan');
   });
 
   test('exportCohort follows the 302 to the object-store link without credentials', async () => {

@@ -249,5 +249,6 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     receivedAt,
     payloadBytes: rawBody === undefined ? 0 : Buffer.byteLength(rawBody),
     remoteAddress: request.ip,
+    origin: `${request.protocol}://${request.host}`,
   });
 }

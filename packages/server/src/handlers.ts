@@ -84,6 +84,8 @@ export interface HandlerRequest<K extends OperationId> {
   /** Size of the (inflated) request body in bytes. */
   payloadBytes: number;
   remoteAddress: string;
+  /** Scheme and host the client addressed (`http://127.0.0.1:8000`), for links back to this server. */
+  origin: string;
 }
 
 export type Handler<K extends OperationId> = (request: HandlerRequest<K>) => Promise<Reply<K>> | Reply<K>;

@@ -13,8 +13,9 @@ import { FeedbackService } from './feedback.js';
 import { IngestionService } from './ingestion.js';
 import { AnnotationHandlers } from './annotations/handlers.js';
 import { AnnotationStore } from './annotations/store.js';
-import { CohortHandlers, type ExportScheduler, rejectCohortChange } from './cohorts/handlers.js';
+import { CohortHandlers, type ExportScheduler, rejectCohortChange, rejectDownloadLink } from './cohorts/handlers.js';
 import { CohortStore } from './cohorts/store.js';
+import { linkSecret } from './link-secret.js';
 import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
@@ -52,6 +53,8 @@ export interface ServerConfig {
   clock?: () => number;
   /** Runs cohort export jobs; by default right after the request, in the background. */
   cohortExportScheduler?: ExportScheduler;
+  /** Cohort files above this size are answered with 302 to a signed link (default 1 MB). */
+  cohortInlineFileBytes?: number;
   connectionLimits?: Partial<ConnectionLimits>;
   /** Origins whose pages may call the groups with CORS policy `configured` (app and api hosts). */
   corsOrigins?: string[];
@@ -122,7 +125,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const userMapping = new UserMappingHandlers(store, tenancy);
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
-  const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, clock, config.cohortExportScheduler);
+  const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
+    clock,
+    linkSecret: linkSecret(config.dataDir),
+    schedule: config.cohortExportScheduler,
+    inlineFileBytes: config.cohortInlineFileBytes,
+  });
   const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -165,6 +173,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getCohortExport: cohorts.getCohortExport,
     getCohortExportStatus: cohorts.getCohortExportStatus,
     getCohortExportFile: cohorts.getCohortExportFile,
+    getCohortExportDownload: cohorts.getCohortExportDownload,
   };
   const rejections = {
     createBatchEvents: ingestion.rejectUpload,
@@ -172,6 +181,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createFeedbackItems: feedback.reject,
     createCohortUpload: rejectCohortChange('createCohortUpload'),
     createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
+    getCohortExportDownload: rejectDownloadLink,
   };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
   const appOptions = {

@@ -18,6 +18,8 @@ beforeAll(async () => {
   h = await startHarness(['ingest', 'app'], {
     clock: () => now,
     cohortExportScheduler: (job) => (holdJobs ? heldJobs.push(job) : void setImmediate(() => void job())),
+    // Small enough that a file of the four users with properties goes through a signed link.
+    cohortInlineFileBytes: 100,
   });
   const events = ['ana-0001', 'lee-0002', 'kim-0003', 'max-0004'].map((user, i) => ({
     event_type: 'Play',
@@ -128,6 +130,36 @@ test('an export is a background job: in progress, completed, its file with user 
   } finally {
     now -= 7 * 86_400_000 + 1;
   }
+});
+
+test('a large file is answered with 302 to a signed link of the server, valid one minute, without credentials', async () => {
+  const { cohortId } = (await post('/api/3/cohorts/upload', upload({ ids: ['ana-0001', 'lee-0002', 'kim-0003', 'max-0004'] }))).body;
+  const requestId = (await app(`/api/5/cohorts/request/${cohortId}?props=1&propKeys=country&propKeys=gp:plan`)).body.request_id as string;
+  await expect.poll(async () => (await app(`/api/5/cohorts/request-status/${requestId}`)).status).toBe(200);
+  // Prism's proxy follows redirects itself: the 302 is seen at the server.
+  const file = await sendDirect(`${h.direct}/api/5/cohorts/request/${requestId}/file`, { redirect: 'manual', headers: basic(h.project) });
+  expect(file.status).toBe(302);
+  const link = new URL(file.headers.get('location')!);
+  expect(link.pathname).toBe(`/api/5/cohorts/downloads/${requestId}`);
+  const downloaded = await send(link.href);
+  expect(downloaded.status).toBe(200);
+  expect((downloaded.body as string).trim().split('\n')).toHaveLength(5);
+  const tampered = new URL(link);
+  tampered.searchParams.set('signature', 'f'.repeat(64));
+  expect((await sendDirect(tampered.href)).status).toBe(403);
+  const forged = new URL(link);
+  forged.searchParams.set('expires', String(Number(link.searchParams.get('expires')) + 3600));
+  expect((await sendDirect(forged.href)).status).toBe(403);
+  now += 61_000;
+  try {
+    expect((await sendDirect(link.href)).status).toBe(403);
+  } finally {
+    now -= 61_000;
+  }
+  const client = createAppClient({ apiKey: h.project.api_key, secretKey: h.project.secret_key, baseUrl: h.direct });
+  const exported = await exportCohort(client, cohortId, { props: true, propKeys: ['country'], pollIntervalMs: 10 });
+  expect(exported.redirected).toBe(true);
+  expect(exported.members).toHaveLength(4);
 });
 
 test('a key never reaches another project’s cohorts; requests without credentials get 401', async () => {

@@ -1,7 +1,7 @@
 // Handlers of the cohorts group: uploaded cohorts of users (count group `User`), their
 // incremental membership, the listing, and exports as background jobs (request → status →
 // file) valid seven days.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { describeProblems, type RequestProblem } from '@svc/openapi-validation';
 import type { components } from '../generated/cohorts.js';
 import type { Caller, HandlerRequest, Reply } from '../handlers.js';
@@ -14,6 +14,9 @@ type CohortError = components['schemas']['CohortError'];
 
 export const MAX_MEMBERS = 2_000_000;
 const EXPORT_VALID_MS = 7 * 86_400_000;
+const LINK_VALID_SECONDS = 60;
+/** Files above this many bytes are answered with 302 to a signed link. */
+export const DEFAULT_INLINE_FILE_BYTES = 1024 * 1024;
 /** Built-in user properties an export can carry: from each member's latest event. */
 const BUILT_IN_COLUMNS = new Map([
   ['version', 'app_version'],
@@ -43,16 +46,38 @@ export function rejectCohortChange(operation: 'createCohortUpload' | 'createCoho
   };
 }
 
+const invalidLink = { status: 403 as const, body: { code: 403, error: 'This download link has expired or is not valid; request the file again for a new link' } };
+
+/** A download link whose parameters break the spec was not made by this server: 403 like any other invalid link. */
+export const rejectDownloadLink = () => invalidLink;
+
 /** Runs an export job; tests hold jobs back to see them in progress. */
 export type ExportScheduler = (job: () => Promise<void>) => void;
 
+export interface CohortHandlerOptions {
+  clock: () => number;
+  /** The key of the download links' signatures. */
+  linkSecret: Buffer;
+  schedule?: ExportScheduler;
+  inlineFileBytes?: number;
+}
+
 export class CohortHandlers {
+  private readonly clock: () => number;
+  private readonly schedule: ExportScheduler;
+
   constructor(
     private readonly cohorts: CohortStore,
     private readonly store: JournalledStore,
-    private readonly clock: () => number,
-    private readonly schedule: ExportScheduler = (job) => void setImmediate(() => void job()),
-  ) {}
+    private readonly options: CohortHandlerOptions,
+  ) {
+    this.clock = options.clock;
+    this.schedule = options.schedule ?? ((job) => void setImmediate(() => void job()));
+  }
+
+  private signature(requestId: string, expires: number): Buffer {
+    return createHmac('sha256', this.options.linkSecret).update(`${requestId}\n${expires}`).digest();
+  }
 
   /** The svc_ids of `ids` (service IDs or user IDs) in the project; `invalid` the IDs that name no user. */
   private async resolve(appId: number, ids: readonly string[], bySvcId: boolean): Promise<{ svcIds: number[]; invalid: string[] }> {
@@ -133,6 +158,21 @@ export class CohortHandlers {
     const job = await this.validJob(appOf(request.caller), request.path.request_id);
     if (!job) return requestNotFound(request.path.request_id);
     if (job.file === null) return { status: 409, body: { code: 409, error: `Export request ${job.requestId} is JOB INPROGRESS; poll its status until JOB COMPLETED` } };
+    if (Buffer.byteLength(job.file) <= (this.options.inlineFileBytes ?? DEFAULT_INLINE_FILE_BYTES)) return { status: 200, body: job.file, headers: { 'content-type': 'text/csv; charset=utf-8' } };
+    const expires = Math.floor(this.clock() / 1000) + LINK_VALID_SECONDS;
+    const link = new URL(`/api/5/cohorts/downloads/${encodeURIComponent(job.requestId)}`, request.origin);
+    link.search = new URLSearchParams({ expires: String(expires), signature: this.signature(job.requestId, expires).toString('hex') }).toString();
+    return { status: 302, body: undefined, headers: { location: link.href } };
+  };
+
+  getCohortExportDownload = async (request: HandlerRequest<'getCohortExportDownload'>): Promise<Reply<'getCohortExportDownload'>> => {
+    const { request_id: requestId } = request.path;
+    const { expires, signature } = request.query as { expires: number; signature: string };
+    const signed = Buffer.from(signature, 'hex');
+    const expected = this.signature(requestId, expires);
+    if (signed.length !== expected.length || !timingSafeEqual(signed, expected) || expires * 1000 < this.clock()) return invalidLink;
+    const job = await this.cohorts.exportJobById(requestId);
+    if (!job || job.file === null || this.clock() - job.requestedAt > EXPORT_VALID_MS) return requestNotFound(requestId);
     return { status: 200, body: job.file, headers: { 'content-type': 'text/csv; charset=utf-8' } };
   };
 

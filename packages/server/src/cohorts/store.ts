@@ -119,10 +119,17 @@ export class CohortStore {
   }
 
   async exportJob(appId: number, requestId: string): Promise<CohortExportJob | undefined> {
+    const job = await this.exportJobById(requestId);
+    return job?.appId === appId ? job : undefined;
+  }
+
+  /** A job whatever its project: for a signed link, which names its request only. */
+  async exportJobById(requestId: string): Promise<(CohortExportJob & { appId: number }) | undefined> {
     await this.tables();
-    const [row] = await this.sql.rows('SELECT * FROM cohort_exports WHERE app_id = ? AND request_id = ?', [appId, requestId]);
+    const [row] = await this.sql.rows('SELECT * FROM cohort_exports WHERE request_id = ?', [requestId]);
     if (!row) return undefined;
     return {
+      appId: Number(row.app_id),
       requestId,
       cohortId: row.cohort_id as string,
       propKeys: row.prop_keys === null ? null : (JSON.parse(row.prop_keys as string) as string[]),
