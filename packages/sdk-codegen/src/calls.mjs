@@ -1,0 +1,79 @@
+// One call per operation for the SDK tests against the mock, with arguments taken from the
+// specs' examples: every parameter that has an example (a required one without is an error),
+// the request body's example, and what the answer must be (status, model name).
+import { HTTP_METHODS, deref, isRef } from './view.mjs';
+
+const isJsonType = (type) => /^application\/(.+\+)?json\b/.test(type ?? '');
+
+function exampleOf(doc, holder, schema) {
+  if (holder && 'example' in holder) return { value: holder.example };
+  const first = Object.values(holder?.examples ?? {})[0];
+  if (first) return { value: deref(doc, first).value };
+  const s = deref(doc, schema);
+  if (s && 'example' in s) return { value: s.example };
+  if (s && 'default' in s) return { value: s.default };
+  if (s?.enum) return { value: s.enum[0] };
+  return undefined;
+}
+
+/** `{ model }` for a named schema, `{ listOf }` for an array of one, `{ untyped: true }` otherwise. */
+function responseType(schema) {
+  if (isRef(schema)) return { model: schema.$ref.split('/').pop() };
+  if (schema?.type === 'array' && isRef(schema.items)) return { listOf: schema.items.$ref.split('/').pop() };
+  return { untyped: true };
+}
+
+export function operationCalls(api, bundle, view) {
+  const calls = [];
+  for (const [path, item] of Object.entries(view.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const where = `${api.name} ${op.operationId}`;
+      const params = [];
+      for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])]) {
+        const param = deref(view, p);
+        const example = exampleOf(view, param, param.schema);
+        if (!example) {
+          if (param.required) throw new Error(`${where}: required parameter ${param.name} has no example`);
+          continue;
+        }
+        params.push({ name: param.name, in: param.in, value: example.value });
+      }
+      let body;
+      if (op.requestBody) {
+        const [mediaType, media] = Object.entries(op.requestBody.content)[0];
+        const original = deref(bundle, bundle.paths[path][method].requestBody).content[mediaType];
+        const example = exampleOf(bundle, original, original.schema);
+        if (!example) throw new Error(`${where}: request body ${mediaType} has no example`);
+        if (isJsonType(mediaType)) body = { mediaType, value: example.value };
+        else {
+          const schema = deref(view, media.schema);
+          const fields = Object.entries(example.value).map(([name, value]) => ({
+            name,
+            value: schema.properties?.[name]?.['x-svc-json-text'] && typeof value !== 'string' ? JSON.stringify(value) : value,
+          }));
+          body = { mediaType, fields };
+        }
+      }
+      const statuses = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s)).sort();
+      if (!statuses.length) throw new Error(`${where}: no 2xx response`);
+      const response = deref(view, op.responses[statuses[0]]);
+      const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
+      calls.push({
+        api: api.name,
+        hostRole: api.hostRole,
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path,
+        params,
+        ...(body && { body }),
+        status: Number(statuses[0]),
+        response: type && isJsonType(type) ? responseType(media.schema) : { mediaType: type ?? null },
+      });
+    }
+  }
+  const missing = api.operations.filter((id) => !calls.some((c) => c.operationId === id));
+  if (missing.length) throw new Error(`${api.name}: no call for ${missing.join(', ')}`);
+  return calls;
+}
