@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codegenView } from '../src/view.mjs';
-import { operationCalls } from '../src/calls.mjs';
+import { bodyCredentials, operationCalls } from '../src/calls.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = resolve(here, '..', 'dist');
@@ -18,13 +18,16 @@ const apis = JSON.parse(readFileSync(join(specsDist, 'apis.json'), 'utf8'));
 rmSync(distDir, { recursive: true, force: true });
 mkdirSync(join(distDir, 'views'), { recursive: true });
 const calls = [];
+const credentials = {};
 for (const api of apis) {
   const bundle = JSON.parse(readFileSync(join(specsDist, `${api.name}.json`), 'utf8'));
   const { doc, changes } = codegenView(bundle);
   writeFileSync(join(distDir, 'views', `${api.name}.json`), JSON.stringify(doc, null, 2) + '\n');
   writeFileSync(join(distDir, 'views', `${api.name}.changes.json`), JSON.stringify(changes, null, 2) + '\n');
   calls.push(...operationCalls(api, bundle, doc));
+  credentials[api.name] = bodyCredentials(doc);
   console.log(`${api.name}: ${changes.length} changes, ${api.operations.length} operations`);
 }
 writeFileSync(join(distDir, 'apis.json'), JSON.stringify(apis, null, 2) + '\n');
+writeFileSync(join(distDir, 'credentials.json'), JSON.stringify(credentials, null, 2) + '\n');
 writeFileSync(join(distDir, 'calls.json'), JSON.stringify(calls, null, 2) + '\n');

@@ -16,11 +16,28 @@ function exampleOf(doc, holder, schema) {
   return undefined;
 }
 
-/** `{ model }` for a named schema, `{ listOf }` for an array of one, `{ untyped: true }` otherwise. */
+/** `{ model }` for a named schema, `{ listOf }` / `{ mapOf }` for an array / a map of one, `{ untyped: true }` otherwise. */
 function responseType(schema) {
   if (isRef(schema)) return { model: schema.$ref.split('/').pop() };
   if (schema?.type === 'array' && isRef(schema.items)) return { listOf: schema.items.$ref.split('/').pop() };
+  if (schema?.type === 'object' && isRef(schema.additionalProperties)) return { mapOf: schema.additionalProperties.$ref.split('/').pop() };
   return { untyped: true };
+}
+
+/** `METHOD path` → `{ in: 'body' | 'form', name }` of the credential the request carries itself. */
+export function bodyCredentials(view) {
+  const result = {};
+  for (const [path, item] of Object.entries(view.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op?.requestBody) continue;
+      const type = Object.keys(op.requestBody.content)[0];
+      const where = isJsonType(type) ? 'body' : 'form';
+      const credential = (op['x-svc-credentials'] ?? []).find((c) => c.in === where);
+      if (credential) result[`${method.toUpperCase()} ${path}`] = { in: where, name: credential.name };
+    }
+  }
+  return result;
 }
 
 export function operationCalls(api, bundle, view) {
@@ -46,7 +63,7 @@ export function operationCalls(api, bundle, view) {
         const original = deref(bundle, bundle.paths[path][method].requestBody).content[mediaType];
         const example = exampleOf(bundle, original, original.schema);
         if (!example) throw new Error(`${where}: request body ${mediaType} has no example`);
-        if (isJsonType(mediaType)) body = { mediaType, value: example.value };
+        if (isJsonType(mediaType)) body = { mediaType, value: example.value, ...responseType(media.schema) };
         else {
           const schema = deref(view, media.schema);
           const fields = Object.entries(example.value).map(([name, value]) => ({
@@ -62,7 +79,8 @@ export function operationCalls(api, bundle, view) {
       const [type, media] = Object.entries(response.content ?? {})[0] ?? [];
       calls.push({
         api: api.name,
-        hostRole: api.hostRole,
+        // The mock serves an operation with servers of its own on the first one's host role.
+        hostRole: api.operationServers?.[op.operationId]?.[0]?.hostRole ?? api.hostRole,
         operationId: op.operationId,
         method: method.toUpperCase(),
         path,

@@ -20,6 +20,11 @@ export const COSTS = {
   'map-alias-inlined': 'no named type for the map: a plain dict / map of its value type',
   'json-form-field-as-text': 'the form field is a string: the caller passes the JSON text (json.dumps / json.Marshal)',
   'json-parameter-as-text': 'the parameter is a string: the caller passes the JSON text (json.dumps / json.Marshal)',
+  'operation-servers-dropped': "the operation is sent to the document's servers; its other hosts (e.g. the api host for /attribution) need an explicit base URL",
+  'credential-field-optional': 'none with a client made by the SDK helpers (they fill the key in); without them a missing key is reported by the server (400), not by the SDK',
+  'boolean-enum-dropped': 'the constant (e.g. `success: true`) is a plain boolean: the SDK does not check it',
+  'credential-parameter-dropped': 'none: the key is sent by the security scheme of the same name (the client configuration), not as an argument',
+  'item-pattern-dropped': "the pattern of the list's items is not checked by the SDK (the server answers 400)",
   'media-type-dropped': 'the operation is offered with one request media type only',
   'shadowing-query-dropped': 'the value is sent as the form field only, never as the query parameter of the same name',
   'inline-schema-named': 'none: the inline schema gets a stable model name',
@@ -102,6 +107,10 @@ function simplifyCompositions(doc, schemas, note) {
       delete node.not;
       note(at, 'not-dropped');
     }
+    if (node.type === 'boolean' && node.enum) {
+      delete node.enum;
+      note(at, 'boolean-enum-dropped');
+    }
     if (node.allOf) {
       const { allOf, ...rest } = node;
       if (allOf.length === 1 && isRef(allOf[0]) && !rest.properties && !rest.required) {
@@ -179,7 +188,8 @@ function inlineMapAliases(doc, schemas, note) {
 function adaptOperations(doc, schemas, note) {
   const nameInline = (media, name, at) => {
     const schema = media?.schema;
-    if (!schema || isRef(schema) || !objectLike(schema)) return;
+    // Maps stay inline: a named map is what the generators mis-read (see inlineMapAliases).
+    if (!schema || isRef(schema) || !objectLike(schema) || !schema.properties) return;
     let unique = name;
     for (let i = 2; unique in schemas; i++) unique = `${name}${i}`;
     schemas[unique] = schema;
@@ -205,8 +215,19 @@ function adaptOperations(doc, schemas, note) {
       ...(example !== undefined && { example: JSON.stringify(example) }),
     };
   };
-  for (const [name, param] of Object.entries(doc.components.parameters ?? {})) {
-    doc.components.parameters[name] = textParam(param, `components.parameters.${name}`);
+  // The generators apply the pattern of a list parameter's items to the whole list.
+  const dropItemPattern = (schema, at) => {
+    const list = deref(doc, schema);
+    if (list?.type !== 'array' || !deref(doc, list.items)?.pattern) return schema;
+    const copy = { ...structuredClone(list), items: structuredClone(deref(doc, list.items)) };
+    delete copy.items.pattern;
+    note(at, 'item-pattern-dropped');
+    return copy;
+  };
+  for (const [name, original] of Object.entries(doc.components.parameters ?? {})) {
+    const param = textParam(original, `components.parameters.${name}`);
+    doc.components.parameters[name] = param;
+    param.schema = dropItemPattern(param.schema, `components.parameters.${name}`);
   }
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (item.parameters) item.parameters = item.parameters.map((p, i) => textParam(p, `paths.${path}.parameters[${i}]`));
@@ -215,7 +236,30 @@ function adaptOperations(doc, schemas, note) {
       if (!op) continue;
       const at = `paths.${path}.${method}`;
       if (op.parameters) op.parameters = op.parameters.map((p, i) => textParam(p, `${at}.parameters[${i}]`));
+      for (const p of op.parameters ?? []) if (!isRef(p)) p.schema = dropItemPattern(p.schema, `${at}.parameters.${p.name}`);
+      // A query parameter that is also the operation's apiKey scheme would be sent twice.
+      const schemes = doc.components.securitySchemes ?? {};
+      const keyParams = new Set(
+        (op.security ?? doc.security ?? [])
+          .flatMap((requirement) => Object.keys(requirement))
+          .map((name) => schemes[name])
+          .filter((scheme) => scheme?.type === 'apiKey' && scheme.in === 'query')
+          .map((scheme) => scheme.name),
+      );
+      if (op.parameters && keyParams.size) {
+        op.parameters = op.parameters.filter((p) => {
+          const param = deref(doc, p);
+          const credential = param.in === 'query' && keyParams.has(param.name);
+          if (credential) note(`${at}.parameters.${param.name}`, 'credential-parameter-dropped');
+          return !credential;
+        });
+      }
       const Op = pascal(op.operationId);
+      // The generators write operation servers' URL templates without filling in their variables.
+      if (op.servers) {
+        delete op.servers;
+        note(`${at}.servers`, 'operation-servers-dropped');
+      }
       if (op.requestBody) {
         if (isRef(op.requestBody)) op.requestBody = structuredClone(deref(doc, op.requestBody));
         const types = Object.keys(op.requestBody.content);
@@ -225,6 +269,16 @@ function adaptOperations(doc, schemas, note) {
           note(`${at}.requestBody`, 'media-type-dropped');
         }
         const media = op.requestBody.content[keep];
+        const where = FORM_TYPES.includes(keep) ? 'form' : 'body';
+        const credentials = (op['x-svc-credentials'] ?? []).filter((c) => c.in === where).map((c) => c.name);
+        if (credentials.length) {
+          const schema = deref(doc, media.schema);
+          if (schema.required?.some((r) => credentials.includes(r))) {
+            schema.required = schema.required.filter((r) => !credentials.includes(r));
+            if (!schema.required.length) delete schema.required;
+            note(`${at}.requestBody`, 'credential-field-optional');
+          }
+        }
         if (FORM_TYPES.includes(keep)) {
           const form = structuredClone(deref(doc, media.schema));
           for (const [field, enc] of Object.entries(media.encoding ?? {})) {
@@ -238,6 +292,9 @@ function adaptOperations(doc, schemas, note) {
           }
           delete media.encoding;
           media.schema = form;
+          for (const [field, schema] of Object.entries(form.properties ?? {})) {
+            form.properties[field] = dropItemPattern(schema, `${at}.requestBody.${field}`);
+          }
           const fields = Object.keys(form.properties ?? {});
           const params = op.parameters ?? [];
           op.parameters = params.filter((p) => {
