@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codegenView } from '../src/view.mjs';
-import { bodyCredentials, operationCalls } from '../src/calls.mjs';
+import { groupCredentials, operationCalls } from '../src/calls.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const distDir = resolve(here, '..', 'dist');
@@ -25,7 +25,7 @@ for (const api of apis) {
   writeFileSync(join(distDir, 'views', `${api.name}.json`), JSON.stringify(doc, null, 2) + '\n');
   writeFileSync(join(distDir, 'views', `${api.name}.changes.json`), JSON.stringify(changes, null, 2) + '\n');
   calls.push(...operationCalls(api, bundle, doc));
-  credentials[api.name] = bodyCredentials(doc);
+  credentials[api.name] = groupCredentials(doc);
   console.log(`${api.name}: ${changes.length} changes, ${api.operations.length} operations`);
 }
 writeFileSync(join(distDir, 'apis.json'), JSON.stringify(apis, null, 2) + '\n');

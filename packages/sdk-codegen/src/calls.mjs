@@ -24,20 +24,41 @@ function responseType(schema) {
   return { untyped: true };
 }
 
-/** `METHOD path` → `{ in: 'body' | 'form', name }` of the credential the request carries itself. */
-export function bodyCredentials(view) {
-  const result = {};
+/**
+ * How a group's requests carry credentials: `authorization`, the scheme of the Authorization
+ * header (`basic`, `api-key` or null); `inRequest`, `METHOD path` → `{ in: 'body' | 'form',
+ * name }` for the operations that carry the API key in the request itself; `queryKey`,
+ * `METHOD path` → the query parameter of the operations that take it in the query.
+ */
+export function groupCredentials(view) {
+  const schemes = Object.values(view.components?.securitySchemes ?? {});
+  const authorization = schemes.some((s) => s.type === 'http' && s.scheme === 'basic')
+    ? 'basic'
+    : schemes.some((s) => s.type === 'apiKey' && s.in === 'header' && s.name === 'Authorization')
+      ? 'api-key'
+      : null;
+  const inRequest = {};
+  // Operations whose security takes the API key as a query parameter (an apiKey scheme in the
+  // query other than the secret key's): `METHOD path` → the parameter's name.
+  const queryKey = {};
+  const byName = view.components?.securitySchemes ?? {};
   for (const [path, item] of Object.entries(view.paths ?? {})) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (!op?.requestBody) continue;
+      if (!op) continue;
+      const querySchemes = (op.security ?? view.security ?? [])
+        .flatMap((requirement) => Object.keys(requirement))
+        .map((name) => byName[name])
+        .filter((scheme) => scheme?.type === 'apiKey' && scheme.in === 'query' && !/secret/i.test(scheme.name));
+      if (querySchemes.length) queryKey[`${method.toUpperCase()} ${path}`] = querySchemes[0].name;
+      if (!op.requestBody) continue;
       const type = Object.keys(op.requestBody.content)[0];
       const where = isJsonType(type) ? 'body' : 'form';
       const credential = (op['x-svc-credentials'] ?? []).find((c) => c.in === where);
-      if (credential) result[`${method.toUpperCase()} ${path}`] = { in: where, name: credential.name };
+      if (credential) inRequest[`${method.toUpperCase()} ${path}`] = { in: where, name: credential.name };
     }
   }
-  return result;
+  return { authorization, inRequest, queryKey };
 }
 
 export function operationCalls(api, bundle, view) {

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 export const viewsDir = resolve(here, '..', 'dist', 'views');
 export const callsFile = resolve(here, '..', 'dist', 'calls.json');
-/** `{ api: { 'METHOD path': { in: 'body' | 'form', name } } }`: credentials the request carries itself. */
+/** `{ api: { authorization, inRequest } }`: how requests carry credentials (see src/calls.mjs groupCredentials). */
 export const credentialsFile = resolve(here, '..', 'dist', 'credentials.json');
 
 export function generatorJar() {
@@ -37,9 +37,10 @@ function run(args) {
 
 /**
  * Generates `generator` output for every API into `<outDir>/<api name>` (emptied first),
- * two generator processes at a time. `properties(api)` gives the additional properties.
+ * two generator processes at a time. `properties(api)` gives the additional properties;
+ * tests and docs are not written, model docs only when `modelDocs`.
  */
-export async function generateAll({ generator, outDir, properties, templateDir, concurrency = 2 }) {
+export async function generateAll({ generator, outDir, properties, templateDir, modelDocs = false, concurrency = 2 }) {
   const apis = loadApis();
   const queue = [...apis];
   const worker = async () => {
@@ -48,7 +49,7 @@ export async function generateAll({ generator, outDir, properties, templateDir, 
       rmSync(out, { recursive: true, force: true });
       const props = Object.entries(properties(api)).map(([k, v]) => `${k}=${v}`).join(',');
       const args = ['-jar', generatorJar(), 'generate', '-i', join(viewsDir, `${api.name}.json`), '-g', generator, '-o', out];
-      args.push('--additional-properties', props, '--global-property', 'apiTests=false,modelTests=false,apiDocs=false,modelDocs=false');
+      args.push('--additional-properties', props, '--global-property', `apiTests=false,modelTests=false,apiDocs=false,modelDocs=${modelDocs}`);
       if (templateDir) args.push('-t', templateDir);
       await run(args);
     }

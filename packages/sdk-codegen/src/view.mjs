@@ -25,6 +25,9 @@ export const COSTS = {
   'boolean-enum-dropped': 'the constant (e.g. `success: true`) is a plain boolean: the SDK does not check it',
   'credential-parameter-dropped': 'none: the key is sent by the security scheme of the same name (the client configuration), not as an argument',
   'item-pattern-dropped': "the pattern of the list's items is not checked by the SDK (the server answers 400)",
+  'additional-properties-true-dropped': 'none for free-form maps (still any JSON object); models with listed properties keep only those: members not in the spec are not kept by the SDK (the server ignores them)',
+  'open-object-as-map': 'a free-form map: every member is kept, the listed ones have no typed fields (read them by key)',
+  'number-as-double': 'none: a number is a double (the go generator reads a number without format as float32)',
   'media-type-dropped': 'the operation is offered with one request media type only',
   'shadowing-query-dropped': 'the value is sent as the form field only, never as the query parameter of the same name',
   'inline-schema-named': 'none: the inline schema gets a stable model name',
@@ -107,6 +110,26 @@ function simplifyCompositions(doc, schemas, note) {
       delete node.not;
       note(at, 'not-dropped');
     }
+    // `additionalProperties: true` is OpenAPI 3.0's default; written out, the go generator types a
+    // free-form map as map[string]map[string]interface{} and gives a model an UnmarshalJSON that
+    // swallows decoding errors (the whole object then reads as empty). A named model keeps its
+    // listed properties; an open object nested in another becomes a free-form map.
+    if (node.additionalProperties === true) {
+      delete node.additionalProperties;
+      if (node.properties && !/^components\.schemas\.[^.]+$/.test(at)) {
+        // An open object inside another (e.g. merged metadata): a map keeps every member.
+        delete node.properties;
+        delete node.required;
+        note(at, 'open-object-as-map');
+      } else {
+        note(at, 'additional-properties-true-dropped');
+      }
+    }
+    if (node.type === 'number' && !node.format) {
+      // The go generator reads a number without format as float32 (7 significant digits).
+      node.format = 'double';
+      note(at, 'number-as-double');
+    }
     if (node.type === 'boolean' && node.enum) {
       delete node.enum;
       note(at, 'boolean-enum-dropped');
@@ -160,11 +183,11 @@ function simplifyCompositions(doc, schemas, note) {
   }
 }
 
-/** Components that only name a map (`type: object` + additionalProperties) are inlined where used. */
+/** Components that only name a map (`type: object` without properties) are inlined where used. */
 function inlineMapAliases(doc, schemas, note) {
   const aliases = new Map();
   for (const [name, s] of Object.entries(schemas)) {
-    if (s.type === 'object' && s.additionalProperties !== undefined && !s.properties) aliases.set(`#/components/schemas/${name}`, name);
+    if (s.type === 'object' && !s.properties) aliases.set(`#/components/schemas/${name}`, name);
   }
   const replace = (node, at) => {
     if (!node || typeof node !== 'object') return node;

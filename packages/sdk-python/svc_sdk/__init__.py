@@ -72,7 +72,7 @@ def connect(group, region="standard", base_url=None, api_key=None, secret_key=No
     if deployment_key is not None:
         config.api_key["DeploymentKey"] = deployment_key
         config.api_key_prefix["DeploymentKey"] = "Api-Key"
-    in_request = _load("credentials.json").get(group, {})
+    in_request = _load("credentials.json")[group]["inRequest"]
     if api_key is None or not in_request:
         return module.ApiClient(config)
     return _with_request_key(module.ApiClient, in_request, api_key)(config)

@@ -49,3 +49,15 @@ def test_the_server_refuses_a_wrong_secret_key(server_urls):
         assert error.status == 401
     else:
         raise AssertionError("a wrong secret key was accepted")
+
+
+def test_region_selects_the_groups_server():
+    standard = svc_sdk.connect("reporting").configuration.host
+    eu = svc_sdk.connect("reporting", region="eu").configuration.host
+    assert standard and eu and standard != eu
+    try:
+        svc_sdk.connect("reporting", region="mars")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown region was accepted")
