@@ -152,7 +152,9 @@ function simplifyCompositions(doc, schemas, note) {
       const types = new Set(members.map((m) => m.type));
       if (members.every(objectLike)) {
         // Alternatives that only state which properties are required: an either/or rule.
-        const onlyRequired = members.every((m) => m.required && Object.keys(m.properties ?? {}).every((p) => m.required.includes(p)));
+        const onlyRequired = alternatives.every(
+          (a) => !isRef(a) && a.required && Object.keys(a.properties ?? {}).every((p) => a.required.includes(p)),
+        );
         note(at, onlyRequired ? 'either-or' : 'object-union-merged');
         const merged = mergeObjects(members, intersection);
         const own = rest.properties ?? {};
