@@ -41,6 +41,8 @@ try {
     SVC_DEPLOYMENT_KEY: deployment.key,
   };
   const child = spawn(command, args, { stdio: 'inherit', env });
+  // Stopped from outside: stop the command, then the mocks and the server below.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   status = await new Promise((done) => {
     child.on('error', (error) => {
       console.error(`${command}: ${error.message}`);
