@@ -12,6 +12,8 @@ export interface StartMocksOptions {
   verbose?: boolean;
   errors?: boolean;
   startTimeoutMs?: number;
+  /** Where the role documents are written (default packages/mock/dist). */
+  outDir?: string;
 }
 export interface RunningMocks {
   urls: Record<string, string>;

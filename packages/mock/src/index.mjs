@@ -172,6 +172,8 @@ function startPrism({ role, file, host, port, timeoutMs, verbose, errors }) {
  * @param {boolean} [options.verbose=false] pass Prism's request log through to stderr
  * @param {boolean} [options.errors=true] start Prism with `--errors` (default on; SVC_MOCK_ERRORS=0 turns it off; see README.md)
  * @param {number} [options.startTimeoutMs=60000]
+ * @param {string} [options.outDir] where the role documents are written (packages/mock/dist);
+ *   a folder of its own lets mocks start while others are starting
  * @returns {Promise<{ urls: Record<string, string>, documents: Record<string, object>, stop(): Promise<void> }>}
  */
 export async function startMocks({
@@ -182,8 +184,9 @@ export async function startMocks({
   verbose = false,
   errors = process.env.SVC_MOCK_ERRORS !== '0',
   startTimeoutMs = 60_000,
+  outDir = mockDistDir,
 } = {}) {
-  const documents = prepareDocuments();
+  const documents = prepareDocuments({ outDir });
   const roles = Object.keys(documents);
   const known = Object.keys(DEFAULT_PORTS);
   const order = [...known, ...roles.filter((r) => !known.includes(r)).sort()];
