@@ -14,6 +14,7 @@ import { IngestionService } from './ingestion.js';
 import { AnnotationHandlers } from './annotations/handlers.js';
 import { AnnotationStore } from './annotations/store.js';
 import { CohortHandlers, type ExportScheduler, rejectCohortChange, rejectDownloadLink } from './cohorts/handlers.js';
+import { CohortExportLimits, type ExportLimitFigures } from './cohorts/limits.js';
 import { CohortStore } from './cohorts/store.js';
 import { linkSecret } from './link-secret.js';
 import { DeletionHandlers } from './deletion/handlers.js';
@@ -55,6 +56,8 @@ export interface ServerConfig {
   cohortExportScheduler?: ExportScheduler;
   /** Cohort files above this size are answered with 302 to a signed link (default 1 MB). */
   cohortInlineFileBytes?: number;
+  /** The cohort export limits; the documented ones by default. */
+  cohortExportLimits?: ExportLimitFigures;
   connectionLimits?: Partial<ConnectionLimits>;
   /** Origins whose pages may call the groups with CORS policy `configured` (app and api hosts). */
   corsOrigins?: string[];
@@ -125,13 +128,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const userMapping = new UserMappingHandlers(store, tenancy);
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
+  const reportingLimits = new ReportingLimits(config.reportingLimits);
   const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
     clock,
+    limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
     linkSecret: linkSecret(config.dataDir),
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
-  const reporting = new ReportingHandlers(store, new ReportingLimits(config.reportingLimits), (appId) => savedCharts(config.dataDir, appId));
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,

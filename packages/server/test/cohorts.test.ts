@@ -162,9 +162,26 @@ test('a large file is answered with 302 to a signed link of the server, valid on
   expect(exported.members).toHaveLength(4);
 });
 
+test('a fifth export while four are in progress gets 429 with Retry-After', async () => {
+  const other = h.otherProject;
+  const { cohortId } = (await post('/api/3/cohorts/upload', { ...upload({ ids: ['nobody-1'] }), app_id: other.app_id }, other)).body;
+  holdJobs = true;
+  try {
+    for (let i = 0; i < 4; i++) expect((await app(`/api/5/cohorts/request/${cohortId}`, {}, other)).status).toBe(202);
+    const refused = await app(`/api/5/cohorts/request/${cohortId}`, {}, other);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.body.error).toMatch(/4 cohort exports in progress/);
+  } finally {
+    holdJobs = false;
+  }
+  for (const job of heldJobs.splice(0)) await job();
+  expect((await app(`/api/5/cohorts/request/${cohortId}`, {}, other)).status).toBe(202);
+});
+
 test('a key never reaches another project’s cohorts; requests without credentials get 401', async () => {
   const { cohortId } = (await post('/api/3/cohorts/upload', upload({ ids: ['ana-0001'] }))).body;
-  expect((await app('/api/3/cohorts', {}, h.otherProject)).body.cohorts).toEqual([]);
+  expect((await app('/api/3/cohorts', {}, h.otherProject)).body.cohorts.map((c: { id: string }) => c.id)).not.toContain(cohortId);
   expect((await app(`/api/5/cohorts/request/${cohortId}`, {}, h.otherProject)).status).toBe(404);
   expect((await post('/api/3/cohorts/membership', { cohort_id: cohortId, memberships: [{ ids: ['ana-0001'], id_type: 'BY_NAME', operation: 'REMOVE' }] }, h.otherProject)).status).toBe(404);
   expect((await send(`${h.proxied.app}/api/3/cohorts`)).status).toBe(401);

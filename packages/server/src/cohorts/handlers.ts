@@ -7,6 +7,7 @@ import type { components } from '../generated/cohorts.js';
 import type { Caller, HandlerRequest, Reply } from '../handlers.js';
 import { tooManyItems } from '../too-many-items.js';
 import type { JournalledStore } from '../store/journalled-store.js';
+import type { CohortExportLimits } from './limits.js';
 import { type CohortExportJob, type CohortStore, type StoredCohort } from './store.js';
 
 type Cohort = components['schemas']['Cohort'];
@@ -56,6 +57,7 @@ export type ExportScheduler = (job: () => Promise<void>) => void;
 
 export interface CohortHandlerOptions {
   clock: () => number;
+  limits: CohortExportLimits;
   /** The key of the download links' signatures. */
   linkSecret: Buffer;
   schedule?: ExportScheduler;
@@ -140,10 +142,17 @@ export class CohortHandlers {
     const appId = appOf(request.caller);
     const cohort = await this.cohorts.cohort(appId, request.path.id);
     if (!cohort) return { status: 404, body: { code: 404, error: `No cohort with id ${request.path.id} in this project` } };
+    const admission = this.options.limits.admit(appId, this.clock());
+    if ('message' in admission) return { status: 429, body: { code: 429, error: admission.message }, headers: { 'retry-after': String(admission.retryAfterSeconds) } };
     const propKeys = request.query.props === 1 ? [...(request.query.propKeys ?? [])] : null;
     const requestId = randomUUID();
-    await this.cohorts.requestExport(appId, cohort.id, propKeys, this.clock(), requestId);
-    this.schedule(() => this.runExport(appId, requestId));
+    try {
+      await this.cohorts.requestExport(appId, cohort.id, propKeys, this.clock(), requestId);
+    } catch (error) {
+      admission.done();
+      throw error;
+    }
+    this.schedule(() => this.runExport(appId, requestId).finally(admission.done));
     return { status: 202, body: { request_id: requestId, cohort_id: cohort.id } };
   };
 
