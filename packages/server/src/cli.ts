@@ -18,6 +18,7 @@ const USAGE = `Usage:
   svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
   svc-server admin set-time-zone APP_ID ZONE [--data-dir DIR]      (IANA name for reporting buckets; default UTC)
   svc-server admin save-chart APP_ID CHART.json [--data-dir DIR]    ({title, operation, query[, id]}: a stored reporting query)
+  svc-server admin grant-taxonomy APP_ID [--data-dir DIR]           (the project may use the taxonomy API; 403 without)
   svc-server admin list [--data-dir DIR]
 
 The standard and EU deployments are separate servers with separate data: run one with
@@ -97,6 +98,12 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
       console.log(`app_id ${project.app_id} reports in ${project.time_zone}`);
       return;
     }
+    case 'grant-taxonomy': {
+      need(1);
+      const project = tenancy.grantTaxonomy(Number(args[0]));
+      console.log(`app_id ${project.app_id} may use the taxonomy API`);
+      return;
+    }
     case 'save-chart': {
       need(2);
       if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
@@ -115,10 +122,11 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
   }
 }
 
-/** A fresh data directory gets a demo organization, project, deployment, feedback source and flag. */
+/** A fresh data directory gets a demo organization, project (with the taxonomy entitlement), deployment, feedback source and flag. */
 function createDemo(tenancy: Tenancy, dataDir: string): Project {
   const org = tenancy.createOrganization('Demo organization');
   const project = tenancy.createProject(org.id, 'Demo project');
+  tenancy.grantTaxonomy(project.app_id);
   tenancy.createDeployment(project.app_id, 'demo-deployment');
   tenancy.createFeedbackSource(project.app_id, 'demo-webhook', 'webhook');
   const demoFlags: AuthoredFlag[] = [{ key: 'demo-flag', variants: { on: {} }, rollout: 50, bucketBy: 'user_id' }];

@@ -16,6 +16,9 @@ import { AnnotationStore } from './annotations/store.js';
 import { CohortHandlers, type ExportScheduler, rejectCohortChange, rejectDownloadLink } from './cohorts/handlers.js';
 import { CohortExportLimits, type ExportLimitFigures } from './cohorts/limits.js';
 import { CohortStore } from './cohorts/store.js';
+import { rejectTaxonomyRequest, TaxonomyHandlers } from './taxonomy/handlers.js';
+import { TaxonomyLimits, type TaxonomyLimitFigures } from './taxonomy/limits.js';
+import { TaxonomyStore } from './taxonomy/store.js';
 import { linkSecret } from './link-secret.js';
 import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
@@ -63,6 +66,8 @@ export interface ServerConfig {
   corsOrigins?: string[];
   /** The reporting limits per project; the documented ones by default. */
   reportingLimits?: LimitFigures;
+  /** The taxonomy limits; the documented ones by default. */
+  taxonomyLimits?: TaxonomyLimitFigures;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
 }
@@ -129,6 +134,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
+  const taxonomy = new TaxonomyHandlers(new TaxonomyStore(store.entities.sql), new TaxonomyLimits(config.taxonomyLimits));
   const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
@@ -179,6 +185,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getCohortExportStatus: cohorts.getCohortExportStatus,
     getCohortExportFile: cohorts.getCohortExportFile,
     getCohortExportDownload: cohorts.getCohortExportDownload,
+    createEventCategory: taxonomy.createEventCategory,
+    listEventCategories: taxonomy.listEventCategories,
+    getEventCategory: taxonomy.getEventCategory,
+    updateEventCategory: taxonomy.updateEventCategory,
+    deleteEventCategory: taxonomy.deleteEventCategory,
   };
   const rejections = {
     createBatchEvents: ingestion.rejectUpload,
@@ -187,6 +198,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createCohortUpload: rejectCohortChange('createCohortUpload'),
     createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
     getCohortExportDownload: rejectDownloadLink,
+    createEventCategory: rejectTaxonomyRequest('createEventCategory'),
+    getEventCategory: rejectTaxonomyRequest('getEventCategory'),
+    updateEventCategory: rejectTaxonomyRequest('updateEventCategory'),
+    deleteEventCategory: rejectTaxonomyRequest('deleteEventCategory'),
   };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
   const appOptions = {

@@ -28,6 +28,8 @@ export interface Project {
   feedback_sources: FeedbackSource[];
   /** IANA time zone of the project's reporting buckets; UTC when absent. */
   time_zone?: string;
+  /** Whether the project may use the taxonomy API (the platform's Enterprise plan). */
+  taxonomy?: boolean;
 }
 
 /** Whether a name is an IANA time zone this runtime knows. */
@@ -162,6 +164,15 @@ export class Tenancy {
     this.reload();
     const project = this.projectToChange(appId);
     project.time_zone = timeZone;
+    this.save();
+    return project;
+  }
+
+  /** Grants (or withdraws) the taxonomy entitlement. */
+  grantTaxonomy(appId: number, granted = true): Project {
+    this.reload();
+    const project = this.projectToChange(appId);
+    project.taxonomy = granted;
     this.save();
     return project;
   }

@@ -49,3 +49,11 @@ test('set-time-zone takes IANA names only; the project keeps its zone', async ()
   expect(new Tenancy(dataDir).projectOf(appId)!.time_zone).toBe('Europe/Berlin');
   await expect(admin('set-time-zone', '999', 'UTC')).rejects.toThrow('no project with app_id 999');
 });
+
+test('grant-taxonomy gives a project the taxonomy entitlement', async () => {
+  const appId = new Tenancy(dataDir).projects[0]!.app_id;
+  expect(new Tenancy(dataDir).projectOf(appId)!.taxonomy).toBeUndefined();
+  await admin('grant-taxonomy', String(appId));
+  expect(new Tenancy(dataDir).projectOf(appId)!.taxonomy).toBe(true);
+  await expect(admin('grant-taxonomy', '999')).rejects.toThrow('no project with app_id 999');
+});

@@ -16,7 +16,7 @@ afterAll(() => h?.close());
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
 test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without or with wrong keys; 501 for the project', async () => {
-  const path = '/api/2/taxonomy/category';
+  const path = '/api/2/taxonomy/event';
   const missing = await sendDirect(`${h.server.urls.app}${path}`);
   expect(missing.status).toBe(401);
   expect(missing.body).toEqual({ success: false, errors: [{ message: expect.stringMatching(/HTTP Basic/) }] });
@@ -25,7 +25,7 @@ test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without 
   expect(wrong.body.success).toBe(false);
   const known = await send(`${h.server.urls.app}${path}`, { headers: basic(h.project.api_key, h.project.secret_key) });
   expect(known.status).toBe(501);
-  expect(known.body).toEqual({ code: 501, error: 'listEventCategories is not implemented by this server yet' });
+  expect(known.body).toEqual({ code: 501, error: 'listEventTypes is not implemented by this server yet' });
 });
 
 test('a Basic operation of doc 001 (reporting): 401 with {code, error} for missing and for wrong keys', async () => {

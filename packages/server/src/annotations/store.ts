@@ -1,5 +1,6 @@
 // Annotations and their categories in the engine's own tables (per project; ids unique
 // across projects). Times are kept as sent, and as epoch ms for the list filters.
+import { EntityTables } from '../store/entity-tables.js';
 import type { SqlSession } from '../store/types.js';
 
 export const ANNOTATION_TABLES = `
@@ -53,13 +54,9 @@ function annotationOf(row: Record<string, unknown>): StoredAnnotation {
 /** ISO 8601 `YYYY-MM-DDThh:mmTZD` (the spec's pattern has checked the shape) → epoch ms. */
 export const instant = (time: string) => Date.parse(time.replace(/Z$/, ':00Z').replace(/([+-]\d\d:\d\d)$/, ':00$1'));
 
-export class AnnotationStore {
-  private ready: Promise<void> | undefined;
-
-  constructor(private readonly sql: SqlSession) {}
-
-  private tables(): Promise<void> {
-    return (this.ready ??= this.sql.run(ANNOTATION_TABLES));
+export class AnnotationStore extends EntityTables {
+  constructor(sql: SqlSession) {
+    super(sql, ANNOTATION_TABLES);
   }
 
   async categories(appId: number, name?: string): Promise<Category[]> {

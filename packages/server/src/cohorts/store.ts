@@ -2,6 +2,7 @@
 // live in `cohort_members`, which the reporting dialect reads for `userdata_cohort` segments
 // and the deletion scrub empties of deleted users.
 import { randomBytes } from 'node:crypto';
+import { EntityTables } from '../store/entity-tables.js';
 import type { SqlSession } from '../store/types.js';
 
 const COHORT_TABLES = `
@@ -32,13 +33,9 @@ export interface CohortExportJob {
 
 const newId = () => randomBytes(5).toString('hex').slice(0, 7);
 
-export class CohortStore {
-  private ready: Promise<void> | undefined;
-
-  constructor(private readonly sql: SqlSession) {}
-
-  private tables(): Promise<void> {
-    return (this.ready ??= this.sql.run(COHORT_TABLES));
+export class CohortStore extends EntityTables {
+  constructor(sql: SqlSession) {
+    super(sql, COHORT_TABLES);
   }
 
   async cohorts(appId: number): Promise<StoredCohort[]> {
