@@ -16,22 +16,6 @@ export const notImplementedOperations = [
   'getDeliveryMetricsSummary',
   'listSessionReplays',
   'listSessionReplayFiles',
-  'createEventType',
-  'listEventTypes',
-  'getEventType',
-  'updateEventType',
-  'deleteEventType',
-  'createEventTypeRestoration',
-  'createEventProperty',
-  'listEventProperties',
-  'getEventProperty',
-  'updateEventProperty',
-  'deleteEventProperty',
-  'createUserProperty',
-  'listUserProperties',
-  'getUserProperty',
-  'updateUserProperty',
-  'deleteUserProperty',
 ] as const satisfies readonly OperationId[];
 
 export type NotImplementedOperationId = (typeof notImplementedOperations)[number];

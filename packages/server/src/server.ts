@@ -16,7 +16,8 @@ import { AnnotationStore } from './annotations/store.js';
 import { CohortHandlers, type ExportScheduler, rejectCohortChange, rejectDownloadLink } from './cohorts/handlers.js';
 import { CohortExportLimits, type ExportLimitFigures } from './cohorts/limits.js';
 import { CohortStore } from './cohorts/store.js';
-import { rejectTaxonomyRequest, TaxonomyHandlers } from './taxonomy/handlers.js';
+import { TaxonomyHandlers, taxonomyRejections } from './taxonomy/handlers.js';
+import { StoredEventNames } from './taxonomy/ingested.js';
 import { TaxonomyLimits, type TaxonomyLimitFigures } from './taxonomy/limits.js';
 import { TaxonomyStore } from './taxonomy/store.js';
 import { linkSecret } from './link-secret.js';
@@ -24,6 +25,7 @@ import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
+import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
@@ -134,7 +136,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
-  const taxonomy = new TaxonomyHandlers(new TaxonomyStore(store.entities.sql), new TaxonomyLimits(config.taxonomyLimits));
+  const taxonomyStore = new TaxonomyStore(store.entities.sql);
+  const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, new DuckDbDialect()));
   const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
@@ -142,7 +145,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
-  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId));
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
@@ -190,18 +193,31 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventCategory: taxonomy.getEventCategory,
     updateEventCategory: taxonomy.updateEventCategory,
     deleteEventCategory: taxonomy.deleteEventCategory,
+    createEventType: taxonomy.createEventType,
+    listEventTypes: taxonomy.listEventTypes,
+    getEventType: taxonomy.getEventType,
+    updateEventType: taxonomy.updateEventType,
+    deleteEventType: taxonomy.deleteEventType,
+    createEventTypeRestoration: taxonomy.createEventTypeRestoration,
+    createEventProperty: taxonomy.createEventProperty,
+    listEventProperties: taxonomy.listEventProperties,
+    getEventProperty: taxonomy.getEventProperty,
+    updateEventProperty: taxonomy.updateEventProperty,
+    deleteEventProperty: taxonomy.deleteEventProperty,
+    createUserProperty: taxonomy.createUserProperty,
+    listUserProperties: taxonomy.listUserProperties,
+    getUserProperty: taxonomy.getUserProperty,
+    updateUserProperty: taxonomy.updateUserProperty,
+    deleteUserProperty: taxonomy.deleteUserProperty,
   };
   const rejections = {
+    ...taxonomyRejections(),
     createBatchEvents: ingestion.rejectUpload,
     createHttpApiEvents: ingestion.rejectUpload,
     createFeedbackItems: feedback.reject,
     createCohortUpload: rejectCohortChange('createCohortUpload'),
     createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
     getCohortExportDownload: rejectDownloadLink,
-    createEventCategory: rejectTaxonomyRequest('createEventCategory'),
-    getEventCategory: rejectTaxonomyRequest('getEventCategory'),
-    updateEventCategory: rejectTaxonomyRequest('updateEventCategory'),
-    deleteEventCategory: rejectTaxonomyRequest('deleteEventCategory'),
   };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
   const appOptions = {

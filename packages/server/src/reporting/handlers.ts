@@ -4,6 +4,7 @@ import { operations, parseOperationRequest } from '@svc/openapi-validation';
 import type { HandlerRequest, Reply } from '../handlers.js';
 import type { components } from '../generated/reporting.js';
 import type { ReportingSource } from '../store/types.js';
+import type { EventTypeNames } from '../taxonomy/store.js';
 import { type ChartOperation, type SavedChart, chartQueryString } from './charts.js';
 import { type CsvTable, chartCsv } from './csv.js';
 import { FormulaError, parseFormula } from './formula.js';
@@ -53,9 +54,10 @@ function range(timeZone: string, start: string, end: string, interval: Interval)
 
 type EventSpecification = Schemas['EventSpecification'];
 
-function selector(spec: EventSpecification): EventSelector {
+/** The selector of an event specification; an event type renamed in the tracking plan selects the events of its ingested name. */
+function selector(spec: EventSpecification, names: EventTypeNames): EventSelector {
   return {
-    eventType: spec.event_type,
+    eventType: names.ingestedNames.get(spec.event_type) ?? spec.event_type,
     conditions: (spec.filters ?? []).map((filter) => ({
       property: filter.subprop_type === 'event' ? { kind: 'event', name: filter.subprop_key } : userProperty(filter.subprop_key),
       op: filter.subprop_op,
@@ -79,6 +81,8 @@ export class ReportingHandlers {
     private readonly limits: ReportingLimits,
     /** The saved charts of a project. */
     private readonly charts: (appId: number) => SavedChart[],
+    /** What the project's tracking plan says of its event types. */
+    private readonly eventTypeNames: (appId: number) => Promise<EventTypeNames>,
   ) {}
 
   private async context(request: HandlerRequest<ReportingOperation>): Promise<RunnerContext> {
@@ -165,13 +169,12 @@ export class ReportingHandlers {
 
   listEventTypeTotals = async (request: HandlerRequest<'listEventTypeTotals'>): Promise<Reply<'listEventTypeTotals'>> =>
     this.limited(request, EVENT_TYPE_COST, async (ctx) => {
-      const types = await eventTypeTotals(ctx);
-      return {
-        status: 200 as const,
-        body: {
-          data: types.map((t) => ({ value: t.eventType, display: t.eventType, totals: t.totals, non_active: t.nonActive, deleted: false, hidden: false, flow_hidden: false })),
-        },
-      };
+      const [types, names] = await Promise.all([eventTypeTotals(ctx), this.eventTypeNames(ctx.appId)]);
+      const data = types.map((t) => {
+        const plan = names.flags.get(t.eventType);
+        return { value: t.eventType, display: plan?.display ?? t.eventType, totals: t.totals, non_active: t.nonActive, deleted: plan?.deleted ?? false, hidden: plan?.hidden ?? false, flow_hidden: plan?.flowHidden ?? false };
+      });
+      return { status: 200 as const, body: { data } };
     });
 
   getEventSegmentation = async (request: HandlerRequest<'getEventSegmentation'>): Promise<Reply<'getEventSegmentation'>> => {
@@ -184,10 +187,11 @@ export class ReportingHandlers {
     const cost = queryCost(days(q.start, q.end), segment.length, events.length * EVENT_TYPE_COST + GROUP_BY_COST * groupBy.length * events.length);
     return this.checked(request, cost, async (ctx) => {
       const metric = (q.m ?? 'uniques') as SegmentationMetric;
+      const names = await this.eventTypeNames(ctx.appId);
       const result = await segmentation(ctx, {
         range: range(ctx.timeZone, q.start, q.end, interval),
         interval,
-        events: events.map(selector),
+        events: events.map((e) => selector(e, names)),
         groupBy,
         segment,
         metric,
@@ -249,9 +253,10 @@ export class ReportingHandlers {
     const groupBy = q.g ? userProperty(q.g) : undefined;
     const cost = queryCost(days(q.start, q.end), segment.length, q.e.length * 2 + (groupBy ? GROUP_BY_COST * q.e.length : 0));
     return this.checked(request, cost, async (ctx) => {
+      const names = await this.eventTypeNames(ctx.appId);
       const result = await funnel(ctx, {
         range: range(ctx.timeZone, q.start, q.end, 'day'),
-        steps: q.e.map(selector),
+        steps: q.e.map((e) => selector(e, names)),
         mode: q.mode ?? 'ordered',
         windowSeconds: q.cs ?? 2_592_000,
         segment,

@@ -14,6 +14,8 @@ export interface Dialect {
   bucketOf(label: string): string;
   /** A SELECT of `event_type` for every event type the project has. */
   eventTypes(appId: number): string;
+  /** A SELECT of one row when an event of the project (of one of `eventTypes`, any when null) has the event property. */
+  eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string;
   /**
    * The join of a user's next event in `table` (columns `svc_id, k, time`) after the row
    * `previous` by the order key `k`, as `alias`: the first one after it, or with
@@ -139,6 +141,11 @@ export class DuckDbDialect implements Dialect {
 
   eventTypes(appId: number): string {
     return `SELECT DISTINCT event_type FROM events WHERE app_id = ${appId}`;
+  }
+
+  eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string {
+    const ofTypes = eventTypes === null ? '' : ` AND event_type IN (${eventTypes.map(string).join(', ')})`;
+    return `SELECT 1 FROM events WHERE app_id = ${appId}${ofTypes} AND json_extract(event_properties, ${jsonPointer(property)}) IS NOT NULL LIMIT 1`;
   }
 
   private matches(selector: EventSelector): string {
