@@ -23,11 +23,11 @@ export class DeliveryMetricsHandlers {
     }
     try {
       const { sync_id: syncId, time_period: timePeriod } = request.query;
-      const window = requestWindow(request.query, request.receivedAt);
-      if ('status' in window) return { status: window.status, body: { code: window.status, error: window.error } };
       if (this.destinationOf(syncId!)?.app_id !== project.app_id) {
         return { status: 403, body: { code: 403, error: `Sync ${syncId} does not belong to the organization and project of these credentials` } };
       }
+      const window = requestWindow(request.query, request.receivedAt);
+      if ('status' in window) return { status: window.status, body: { code: window.status, error: window.error } };
       const settled = await this.store.settled(syncId!, { start: window.start, end: Math.min(window.end, request.receivedAt) });
       return { status: 200, body: summarize(timePeriod!, window, settled) };
     } finally {
