@@ -19,6 +19,9 @@ const USAGE = `Usage:
   svc-server admin set-time-zone APP_ID ZONE [--data-dir DIR]      (IANA name for reporting buckets; default UTC)
   svc-server admin save-chart APP_ID CHART.json [--data-dir DIR]    ({title, operation, query[, id]}: a stored reporting query)
   svc-server admin grant-taxonomy APP_ID [--data-dir DIR]           (the project may use the taxonomy API; 403 without)
+  svc-server admin add-stream-destination APP_ID URL [--event-types A,B] [--data-dir DIR]
+                                              (POST the project's events to the webhook URL from now on; prints its sync_id)
+  svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
   svc-server admin list [--data-dir DIR]
 
 The standard and EU deployments are separate servers with separate data: run one with
@@ -37,6 +40,7 @@ const OPTIONS = {
   'port-per-role': { type: 'boolean', default: false },
   'cors-origin': { type: 'string', multiple: true },
   type: { type: 'string', default: 'webhook' },
+  'event-types': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -44,10 +48,11 @@ function describeProject(project: Project): string {
   const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id}, time zone ${project.time_zone ?? 'UTC'})`, `  API key:    ${project.api_key}`, `  secret key: ${project.secret_key}`];
   for (const d of project.deployments) lines.push(`  deployment ${d.name}: ${d.key}`);
   for (const s of project.feedback_sources) lines.push(`  feedback source ${s.source_id} (${s.type})`);
+  for (const d of project.stream_destinations ?? []) lines.push(`  stream destination ${d.sync_id}: ${d.url}${d.event_types ? ` (${d.event_types.join(', ')})` : ''}`);
   return lines.join('\n');
 }
 
-function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, args: string[], type: string): void {
+function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, args: string[], type: string, eventTypes: string | undefined): void {
   const need = (count: number) => {
     if (args.length < count) throw new Error(`admin ${command} needs ${count} argument(s)\n\n${USAGE}`);
   };
@@ -111,6 +116,19 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
       console.log(`chart ${chart.id} (${chart.title}) of app_id ${args[0]}: GET /api/3/chart/${chart.id}/csv`);
       return;
     }
+    case 'add-stream-destination': {
+      need(2);
+      const types = eventTypes?.split(',').map((t) => t.trim()).filter((t) => t !== '');
+      const destination = tenancy.addStreamDestination(Number(args[0]), args[1]!, types?.length ? types : undefined, Date.now());
+      console.log(`stream destination ${destination.sync_id} of app_id ${args[0]}: ${destination.url}${types?.length ? ` (${types.join(', ')})` : ' (every event)'}`);
+      return;
+    }
+    case 'remove-stream-destination': {
+      need(1);
+      const removed = tenancy.removeStreamDestination(args[0]!);
+      console.log(`stream destination ${removed.sync_id} removed (${removed.url})`);
+      return;
+    }
     case 'list':
       for (const org of tenancy.organizations) {
         console.log(`organization ${org.name}: id ${org.id}`);
@@ -145,7 +163,7 @@ export async function main(argv: string[]): Promise<void> {
   const dataDir = resolve(values['data-dir'] ?? join('.svc-data', region));
   const [command = 'start', ...rest] = positionals;
 
-  if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type);
+  if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type, values['event-types']);
   if (command !== 'start') throw new Error(USAGE);
 
   const fresh = new Tenancy(dataDir);

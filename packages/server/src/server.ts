@@ -22,6 +22,10 @@ import { TaxonomyLimits, type TaxonomyLimitFigures } from './taxonomy/limits.js'
 import { TaxonomyStore } from './taxonomy/store.js';
 import { linkSecret } from './link-secret.js';
 import { DeletionHandlers } from './deletion/handlers.js';
+import { DeliveryMetricsHandlers } from './event-streaming/handlers.js';
+import { MetricsLimits, type MetricsLimitFigures } from './event-streaming/limits.js';
+import { StreamStore } from './event-streaming/store.js';
+import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './event-streaming/streamer.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
@@ -70,6 +74,10 @@ export interface ServerConfig {
   reportingLimits?: LimitFigures;
   /** The taxonomy limits; the documented ones by default. */
   taxonomyLimits?: TaxonomyLimitFigures;
+  /** Event streaming: intervals, batch size, retry policy; the documented ones by default. */
+  streaming?: Partial<StreamingOptions>;
+  /** The delivery metrics limits; the documented ones by default. */
+  deliveryMetricsLimits?: MetricsLimitFigures;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
 }
@@ -82,6 +90,7 @@ export interface RunningServer {
   ingestion: IngestionService;
   attribution: AttributionService;
   deletion: DeletionHandlers;
+  streamer: EventStreamer;
   close(): Promise<void>;
 }
 
@@ -145,6 +154,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
+  const streamStore = new StreamStore(store.entities.sql);
+  const streamer = new EventStreamer(streamStore, () => destinationsOf(tenancy), clock, { ...DEFAULT_STREAMING, ...config.streaming }, log);
+  streamer.start();
+  const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -209,6 +222,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getUserProperty: taxonomy.getUserProperty,
     updateUserProperty: taxonomy.updateUserProperty,
     deleteUserProperty: taxonomy.deleteUserProperty,
+    getDeliveryMetricsSummary: deliveryMetrics.getDeliveryMetricsSummary,
   };
   const rejections = {
     ...taxonomyRejections(),
@@ -249,6 +263,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     urls,
     tenancy,
     deletion,
+    streamer,
     store,
     ingestion,
     attribution,
@@ -256,6 +271,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       clearInterval(pruner);
       stopWatching();
       for (const { app } of listeners) await app.close();
+      await streamer.stop();
       await store.close();
     },
   };

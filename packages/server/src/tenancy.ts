@@ -18,6 +18,16 @@ export interface FeedbackSource {
   type: 'webhook' | 'integration';
 }
 
+/** An event stream of the project to a webhook (`sync_id` unique across projects). */
+export interface StreamDestination {
+  sync_id: string;
+  url: string;
+  /** Only events of these types are streamed; every event when absent. */
+  event_types?: string[];
+  /** Events accepted from this moment on (ms) are streamed. */
+  created_at: number;
+}
+
 export interface Project {
   app_id: number;
   name: string;
@@ -30,6 +40,7 @@ export interface Project {
   time_zone?: string;
   /** Whether the project may use the taxonomy API (the platform's Enterprise plan). */
   taxonomy?: boolean;
+  stream_destinations?: StreamDestination[];
 }
 
 /** Whether a name is an IANA time zone this runtime knows. */
@@ -175,6 +186,28 @@ export class Tenancy {
     project.taxonomy = granted;
     this.save();
     return project;
+  }
+
+  addStreamDestination(appId: number, url: string, eventTypes: string[] | undefined, createdAt: number): StreamDestination {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') throw new Error(`${url} is not an http(s) URL`);
+    this.reload();
+    const project = this.projectToChange(appId);
+    const taken = this.data.projects.flatMap((p) => p.stream_destinations ?? []).map((d) => Number(d.sync_id));
+    const destination: StreamDestination = { sync_id: String(Math.max(10000, ...taken) + 1), url, ...(eventTypes ? { event_types: eventTypes } : {}), created_at: createdAt };
+    project.stream_destinations = [...(project.stream_destinations ?? []), destination];
+    this.save();
+    return destination;
+  }
+
+  removeStreamDestination(syncId: string): StreamDestination {
+    this.reload();
+    const project = this.data.projects.find((p) => p.stream_destinations?.some((d) => d.sync_id === syncId));
+    if (!project) throw new Error(`no stream destination ${syncId}`);
+    const removed = project.stream_destinations!.find((d) => d.sync_id === syncId)!;
+    project.stream_destinations = project.stream_destinations!.filter((d) => d !== removed);
+    this.save();
+    return removed;
   }
 
   private projectToChange(appId: number): Project {

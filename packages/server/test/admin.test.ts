@@ -57,3 +57,17 @@ test('grant-taxonomy gives a project the taxonomy entitlement', async () => {
   expect(new Tenancy(dataDir).projectOf(appId)!.taxonomy).toBe(true);
   await expect(admin('grant-taxonomy', '999')).rejects.toThrow('no project with app_id 999');
 });
+
+test('stream destinations: added with a sync_id unique across projects and an optional event-type filter, refused for other than http(s) URLs, removed by sync_id', async () => {
+  const appId = new Tenancy(dataDir).projects[0]!.app_id;
+  await admin('add-stream-destination', String(appId), 'https://hooks.example.com/all');
+  await admin('add-stream-destination', String(appId), 'http://127.0.0.1:9000/hook', '--event-types', 'Play, Pause,');
+  await expect(admin('add-stream-destination', String(appId), 'ftp://example.com/hook')).rejects.toThrow('ftp://example.com/hook is not an http(s) URL');
+  const [all, filtered] = new Tenancy(dataDir).projectOf(appId)!.stream_destinations!;
+  expect(all).toEqual({ sync_id: expect.stringMatching(/^\d+$/), url: 'https://hooks.example.com/all', created_at: expect.any(Number) });
+  expect(filtered).toMatchObject({ url: 'http://127.0.0.1:9000/hook', event_types: ['Play', 'Pause'] });
+  expect(filtered!.sync_id).not.toBe(all!.sync_id);
+  await admin('remove-stream-destination', all!.sync_id);
+  expect(new Tenancy(dataDir).projectOf(appId)!.stream_destinations).toEqual([filtered]);
+  await expect(admin('remove-stream-destination', all!.sync_id)).rejects.toThrow(`no stream destination ${all!.sync_id}`);
+});

@@ -2,6 +2,7 @@
 // endpoints (cohort downloads share them), and a cost budget of 1000 per five minutes and
 // 108,000 per hour, where a query's cost is days × conditions × the cost of its type.
 import { addTo, sumSince } from '../ingest/windowed-counts.js';
+import { takeSlots } from '../running-slots.js';
 
 export interface LimitFigures {
   concurrentRequests: number;
@@ -49,15 +50,7 @@ export class ReportingLimits {
     }
     addTo(spent.seconds, spent.costs, second, cost, second - HOUR);
     this.spent.set(appId, spent);
-    this.running.set(appId, running + 1);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.running.set(appId, (this.running.get(appId) ?? 1) - 1);
-      },
-    };
+    return { release: takeSlots(this.running, appId) };
   }
 }
 

@@ -1,6 +1,7 @@
 // The taxonomy API's limits per project (doc 000): a cost per request (GET 1; POST, PUT and
 // DELETE 2), at most 4 cost running at a time and 7200 cost per hour. Counts live in memory.
 import { addTo, sumSince } from '../ingest/windowed-counts.js';
+import { takeSlots } from '../running-slots.js';
 
 export interface TaxonomyLimitFigures {
   concurrentCost: number;
@@ -32,14 +33,6 @@ export class TaxonomyLimits {
     }
     addTo(spent.seconds, spent.costs, second, cost, second - HOUR);
     this.spent.set(appId, spent);
-    this.running.set(appId, running + cost);
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.running.set(appId, (this.running.get(appId) ?? cost) - cost);
-      },
-    };
+    return { release: takeSlots(this.running, appId, cost) };
   }
 }

@@ -1,0 +1,37 @@
+// The delivery metrics limits per project (doc 001): 4 requests at a time and 12 per minute.
+// Counts live in memory.
+import { addTo, sumSince } from '../ingest/windowed-counts.js';
+import { takeSlots } from '../running-slots.js';
+
+export interface MetricsLimitFigures {
+  concurrentRequests: number;
+  requestsPerMinute: number;
+}
+
+export const DOCUMENTED_METRICS_LIMITS: MetricsLimitFigures = { concurrentRequests: 4, requestsPerMinute: 12 };
+
+export type MetricsAdmission = { release: () => void } | { retryAfterSeconds: number };
+
+const MINUTE = 60;
+
+export class MetricsLimits {
+  private readonly running = new Map<number, number>();
+  private readonly requests = new Map<number, { seconds: number[]; counts: number[] }>();
+
+  constructor(readonly figures: MetricsLimitFigures = DOCUMENTED_METRICS_LIMITS) {}
+
+  admit(appId: number, now: number): MetricsAdmission {
+    const running = this.running.get(appId) ?? 0;
+    if (running >= this.figures.concurrentRequests) return { retryAfterSeconds: 1 };
+    const second = Math.floor(now / 1000);
+    const made = this.requests.get(appId) ?? { seconds: [], counts: [] };
+    if (sumSince(made.seconds, made.counts, second - MINUTE) >= this.figures.requestsPerMinute) {
+      // The oldest request of the minute leaves it first.
+      const oldest = made.seconds.find((s) => s > second - MINUTE)!;
+      return { retryAfterSeconds: Math.max(1, oldest + MINUTE - second) };
+    }
+    addTo(made.seconds, made.counts, second, 1, second - MINUTE);
+    this.requests.set(appId, made);
+    return { release: takeSlots(this.running, appId) };
+  }
+}
