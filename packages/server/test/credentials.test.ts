@@ -15,7 +15,7 @@ afterAll(() => h?.close());
 
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
-test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without or with wrong keys; 501 for the project', async () => {
+test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without or with wrong keys; 403 for a project without the entitlement', async () => {
   const path = '/api/2/taxonomy/event';
   const missing = await sendDirect(`${h.server.urls.app}${path}`);
   expect(missing.status).toBe(401);
@@ -23,9 +23,9 @@ test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without 
   const wrong = await send(`${h.proxied.app}${path}`, { headers: basic(h.project.api_key, 'not-the-secret') });
   expect(wrong.status).toBe(401);
   expect(wrong.body.success).toBe(false);
-  const known = await send(`${h.server.urls.app}${path}`, { headers: basic(h.project.api_key, h.project.secret_key) });
-  expect(known.status).toBe(501);
-  expect(known.body).toEqual({ code: 501, error: 'listEventTypes is not implemented by this server yet' });
+  const known = await send(`${h.proxied.app}${path}`, { headers: basic(h.project.api_key, h.project.secret_key) });
+  expect(known.status).toBe(403);
+  expect(known.body).toEqual({ success: false, errors: [{ message: 'Taxonomy is available to Enterprise projects only' }] });
 });
 
 test('a Basic operation of doc 001 (reporting): 401 with {code, error} for missing and for wrong keys', async () => {
