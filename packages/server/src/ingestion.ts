@@ -78,13 +78,11 @@ export class IngestionService {
     if (verdict) return this.refusal(verdict);
     // Check and reserve insert_ids in one synchronous step: a concurrent retry of the same
     // batch sees them reserved and stores nothing twice.
-    const seen = this.insertIds.seenIn(appId);
     const fresh: StoredEvent[] = [];
     const reserved: string[] = [];
     for (const event of events) {
       if (event.insert_id !== null) {
-        if (seen.has(event.insert_id)) continue;
-        seen.set(event.insert_id, request.receivedAt);
+        if (!this.insertIds.add(appId, event.insert_id, request.receivedAt)) continue;
         reserved.push(event.insert_id);
       }
       fresh.push(event);
@@ -95,7 +93,7 @@ export class IngestionService {
       // writes in the journal, so a retry is never acknowledged before the original.
       await this.store.append(fresh);
     } catch (failure) {
-      for (const insertId of reserved) seen.delete(insertId);
+      for (const insertId of reserved) this.insertIds.delete(appId, insertId);
       throw failure;
     }
     await this.onAccepted(fresh, request.receivedAt);

@@ -405,7 +405,7 @@ export class DuckDbEngine implements Engine {
 
   recentInsertIds(since: number): Promise<[number, string, number][]> {
     return this.serial(async () => {
-      const rows = await this.rows('SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ?', [since]);
+      const rows = await this.rows('SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ? ORDER BY server_upload_time, ingest_seq', [since]);
       return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
     });
   }
