@@ -14,8 +14,6 @@ export type OperationId = keyof Operations;
 export const notImplementedOperations = [
   // groups of documents 000 and 001
   'getDeliveryMetricsSummary',
-  'listSessionReplays',
-  'listSessionReplayFiles',
   'createEventType',
   'listEventTypes',
   'getEventType',

@@ -20,6 +20,9 @@ import { rejectTaxonomyRequest, TaxonomyHandlers } from './taxonomy/handlers.js'
 import { TaxonomyLimits, type TaxonomyLimitFigures } from './taxonomy/limits.js';
 import { TaxonomyStore } from './taxonomy/store.js';
 import { linkSecret } from './link-secret.js';
+import { SignedLinks } from './signed-links.js';
+import { ReplayHandlers, rejectReplayFileLink } from './replays/handlers.js';
+import { ReplayStore } from './replays/store.js';
 import { DeletionHandlers } from './deletion/handlers.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
@@ -90,6 +93,8 @@ const BODY_LIMITS = {
   // 100,000 IDs per request (the documented maximum) fit in a few MB.
   createCohortUpload: 32 * 1024 * 1024,
   createCohortMembershipUpdate: 32 * 1024 * 1024,
+  // The SDK splits its batches well below 10 MB and drops one answered with 413.
+  createSessionReplayEvents: 10 * 1024 * 1024,
 };
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -134,14 +139,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
+  const links = new SignedLinks(linkSecret(config.dataDir), clock);
   const taxonomy = new TaxonomyHandlers(new TaxonomyStore(store.entities.sql), new TaxonomyLimits(config.taxonomyLimits));
   const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
-    linkSecret: linkSecret(config.dataDir),
+    links,
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
+  const replays = new ReplayHandlers(new ReplayStore(store.entities.sql), { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -190,6 +197,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventCategory: taxonomy.getEventCategory,
     updateEventCategory: taxonomy.updateEventCategory,
     deleteEventCategory: taxonomy.deleteEventCategory,
+    createSessionReplayEvents: replays.createSessionReplayEvents,
+    listSessionReplays: replays.listSessionReplays,
+    listSessionReplayFiles: replays.listSessionReplayFiles,
+    getSessionReplayFileDownload: replays.getSessionReplayFileDownload,
   };
   const rejections = {
     createBatchEvents: ingestion.rejectUpload,
@@ -198,6 +209,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createCohortUpload: rejectCohortChange('createCohortUpload'),
     createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
     getCohortExportDownload: rejectDownloadLink,
+    getSessionReplayFileDownload: rejectReplayFileLink,
     createEventCategory: rejectTaxonomyRequest('createEventCategory'),
     getEventCategory: rejectTaxonomyRequest('getEventCategory'),
     updateEventCategory: rejectTaxonomyRequest('updateEventCategory'),
