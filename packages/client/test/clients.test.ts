@@ -209,7 +209,7 @@ describe('generated rules follow the bundles', () => {
     expect(experiment.components.parameters.Context.content['application/json']).toBeDefined();
     for (const [key, rule] of Object.entries(operationRules.ingest ?? {})) {
       const [method, path] = key.split(' ');
-      expect(rule.credentials).toEqual(ingestion.paths[path!][method!.toLowerCase()]['x-svc-credentials']);
+      expect(rule.credentials).toEqual(ingestion.paths[path!][method!.toLowerCase()]['x-svc-credentials'] ?? []);
     }
   });
 });

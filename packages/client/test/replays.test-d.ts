@@ -15,7 +15,7 @@ describe('listReplays', () => {
   it('yields typed replays and takes the documented filters', () => {
     expectTypeOf(listReplays(app)).toEqualTypeOf<AsyncGenerator<SessionReplay, void, undefined>>();
     expectTypeOf<SessionReplay['replay_id']>().toEqualTypeOf<string>();
-    expectTypeOf<SessionReplay['svc_id']>().toEqualTypeOf<number>();
+    expectTypeOf<SessionReplay['svc_id']>().toEqualTypeOf<number | null>();
     listReplays(app, { start_time: '2026-11-20T00:00:00Z', end_time: '2026-11-21T00:00:00Z', page_size: 200, sort_order: 'desc' });
   });
 

@@ -6,7 +6,7 @@ import type { Transform } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type OperationRef, type RequestProblem, describeProblems, operations, parseOperationRequest } from '@svc/openapi-validation';
 import { credentialFailure, credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
-import { notImplementedOperations, type Caller, type Handlers, type ImplementedOperationId, type OperationId, type Reply } from './handlers.js';
+import type { Caller, Handlers, OperationId, Reply } from './handlers.js';
 import type { Tenancy } from './tenancy.js';
 import { tooManyItems } from './too-many-items.js';
 
@@ -16,7 +16,7 @@ import { tooManyItems } from './too-many-items.js';
  * known when the credentials travel in headers.
  */
 export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number) => Reply<K> | Promise<Reply<K>>;
-export type Rejections = { [K in ImplementedOperationId]?: Rejection<K> };
+export type Rejections = { [K in OperationId]?: Rejection<K> };
 
 /** Timeouts of a listener, ms (slow or stalled clients are cut off). */
 export interface ConnectionLimits {
@@ -58,8 +58,6 @@ export interface AppOptions {
   /** Origins allowed to call the groups whose CORS policy is `configured`. */
   corsOrigins: readonly string[];
 }
-
-const NOT_IMPLEMENTED = new Set<string>(notImplementedOperations);
 
 interface Answer {
   status: number;
@@ -203,10 +201,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 }
 
 async function answerRequest(ref: OperationRef, rule: CredentialRule, request: FastifyRequest, options: AppOptions): Promise<Answer> {
-  const operationId = ref.op.operationId as OperationId;
-  // Credentials are checked for these too: an unknown caller learns nothing, not even that.
-  const notImplemented = NOT_IMPLEMENTED.has(operationId);
-  const id = operationId as ImplementedOperationId;
+  const id = ref.op.operationId as OperationId;
   const receivedAt = options.clock();
   const query = splitQuery(request.raw.url ?? '');
   const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v ?? '')]));
@@ -221,7 +216,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
 
   const rawBody = typeof request.body === 'string' ? request.body : undefined;
   const parsed = parseOperationRequest(ref, { query, headers, pathParams: request.params as Record<string, string>, body: rawBody });
-  const problems = notImplemented ? [] : parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
+  const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
   if (problems.length > 0) {
     const reject = options.rejections[id] as Rejection<typeof id> | undefined;
     if (reject) return reject(problems, parsed.body, caller, receivedAt);
@@ -236,7 +231,6 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }
-  if (notImplemented) return error(501, `${operationId} is not implemented by this server yet`);
 
   const handler = options.handlers[id] as (r: unknown) => Promise<Answer> | Answer;
   return handler({

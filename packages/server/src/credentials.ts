@@ -17,6 +17,8 @@ export type CredentialAlternative =
   /** The API key in one of `places` (`body`/`form` field or `query` parameter). */
   | { kind: 'apiKey'; places: Place[] }
   | { kind: 'basic' }
+  /** The API key as `Authorization: Bearer <key>` (the session-replay SDK). */
+  | { kind: 'bearer' }
   | { kind: 'deploymentKey' }
   /** API key and secret key as two parameters (`x-svc-credential` api-key / secret-key). */
   | { kind: 'keyPair'; apiKey: Place; secretKey: Place };
@@ -42,11 +44,13 @@ function alternativeOf(doc: Doc, requirement: Record<string, string[]>): Credent
   const schemes = Object.keys(requirement).map((name) => deref<Doc>(doc, doc.components?.securitySchemes?.[name]));
   const [only] = schemes;
   if (schemes.length === 1 && only?.type === 'http' && String(only.scheme).toLowerCase() === 'basic') return { kind: 'basic' };
+  if (schemes.length === 1 && only?.type === 'http' && String(only.scheme).toLowerCase() === 'bearer' && only['x-svc-credential'] === 'api-key') return { kind: 'bearer' };
   if (schemes.length === 1 && only?.type === 'apiKey' && only.in === 'header' && String(only.name).toLowerCase() === 'authorization') return { kind: 'deploymentKey' };
   const carrying = (credential: string) => schemes.find((scheme) => scheme?.['x-svc-credential'] === credential);
   const apiKey = carrying('api-key');
   const secretKey = carrying('secret-key');
   if (schemes.length === 2 && apiKey && secretKey) return { kind: 'keyPair', apiKey: { in: apiKey.in, name: apiKey.name }, secretKey: { in: secretKey.in, name: secretKey.name } };
+  if (schemes.length === 1 && apiKey?.type === 'apiKey') return { kind: 'apiKey', places: [{ in: apiKey.in, name: apiKey.name }] };
   return undefined;
 }
 
@@ -75,12 +79,14 @@ export function credentialRule(ref: OperationRef): CredentialRule {
 const HOW: Record<CredentialAlternative['kind'], string> = {
   apiKey: 'the api_key',
   basic: 'HTTP Basic with the API key and the secret key',
+  bearer: 'Authorization: Bearer <API key>',
   deploymentKey: 'Authorization: Api-Key <deployment key>',
   keyPair: 'the api_key and secret_key query parameters',
 };
 const INVALID: Record<CredentialAlternative['kind'], string> = {
   apiKey: 'Invalid API key',
   basic: 'Invalid API key or secret key',
+  bearer: 'Invalid API key',
   deploymentKey: 'Invalid deployment key',
   keyPair: 'Invalid API key or secret key',
 };
@@ -113,6 +119,12 @@ function valueAt(place: Place, request: PresentedCredentials): string | undefine
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** The token of an `Authorization: <word> <token>` header with this scheme word. */
+function authorizationToken(request: PresentedCredentials, word: string): string | undefined {
+  const [presented, token] = (request.headers.get('authorization') ?? '').split(/\s+/, 2);
+  return presented?.toLowerCase() === word && token ? token : undefined;
+}
+
 /** The caller of an alternative's credentials; undefined when they are not presented. */
 function resolveAlternative(alternative: CredentialAlternative, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck | undefined {
   const known = (caller: Caller | undefined): CredentialCheck => (caller ? { caller } : { failure: 'invalid' });
@@ -139,9 +151,15 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
       const project = tenancy.projectByCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
       return known(project && { project });
     }
+    case 'bearer': {
+      const key = authorizationToken(request, 'bearer');
+      if (key === undefined) return undefined;
+      const project = tenancy.projectByApiKey(key);
+      return known(project && { project });
+    }
     case 'deploymentKey': {
-      const [word, key] = (request.headers.get('authorization') ?? '').split(/\s+/, 2);
-      if (word?.toLowerCase() !== 'api-key' || !key) return undefined;
+      const key = authorizationToken(request, 'api-key');
+      if (key === undefined) return undefined;
       const deployment = tenancy.deploymentByKey(key);
       const project = deployment && tenancy.projectOf(deployment.app_id);
       return known(deployment && project && { deployment, project });

@@ -7,19 +7,6 @@ import type { Deployment, Project } from './tenancy.js';
 
 export type OperationId = keyof Operations;
 
-/**
- * Operations this server does not implement yet: they answer 501 with the Error body.
- * The one place that lists them.
- */
-export const notImplementedOperations = [
-  // groups of documents 000 and 001
-  'listSessionReplays',
-  'listSessionReplayFiles',
-] as const satisfies readonly OperationId[];
-
-export type NotImplementedOperationId = (typeof notImplementedOperations)[number];
-export type ImplementedOperationId = Exclude<OperationId, NotImplementedOperationId>;
-
 type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : T extends { content?: infer C } ? C[keyof C] | undefined : undefined;
 
 /** The parsed request body of an operation (JSON value or form fields). */
@@ -68,5 +55,5 @@ export interface HandlerRequest<K extends OperationId> {
 
 export type Handler<K extends OperationId> = (request: HandlerRequest<K>) => Promise<Reply<K>> | Reply<K>;
 
-/** Every implemented operation's handler, keyed by operationId. */
-export type Handlers = { [K in ImplementedOperationId]: Handler<K> };
+/** Every operation's handler, keyed by operationId. */
+export type Handlers = { [K in OperationId]: Handler<K> };

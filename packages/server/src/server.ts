@@ -21,11 +21,14 @@ import { StoredEventNames } from './taxonomy/ingested.js';
 import { TaxonomyLimits, type TaxonomyLimitFigures } from './taxonomy/limits.js';
 import { TaxonomyStore } from './taxonomy/store.js';
 import { linkSecret } from './link-secret.js';
+import { SignedLinks } from './signed-links.js';
+import { ReplayHandlers, rejectReplayFileLink } from './session-replays/handlers.js';
+import { ReplayStore } from './session-replays/store.js';
 import { DeletionHandlers } from './deletion/handlers.js';
-import { DeliveryMetricsHandlers } from './event-streaming/handlers.js';
-import { MetricsLimits, type MetricsLimitFigures } from './event-streaming/limits.js';
-import { StreamStore } from './event-streaming/store.js';
-import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './event-streaming/streamer.js';
+import { DeliveryMetricsHandlers } from './delivery-metrics/handlers.js';
+import { MetricsLimits, type MetricsLimitFigures } from './delivery-metrics/limits.js';
+import { StreamStore } from './delivery-metrics/store.js';
+import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './delivery-metrics/streamer.js';
 import { savedCharts } from './reporting/charts.js';
 import { ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
@@ -101,6 +104,8 @@ const BODY_LIMITS = {
   // 100,000 IDs per request (the documented maximum) fit in a few MB.
   createCohortUpload: 32 * 1024 * 1024,
   createCohortMembershipUpdate: 32 * 1024 * 1024,
+  // The SDK splits its batches well below 10 MB and drops one answered with 413.
+  createSessionReplayEvents: 10 * 1024 * 1024,
 };
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
@@ -145,12 +150,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deletion = new DeletionHandlers(store, tenancy);
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
+  const links = new SignedLinks(linkSecret(config.dataDir), clock);
   const taxonomyStore = new TaxonomyStore(store.entities.sql);
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, new DuckDbDialect()));
   const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
-    linkSecret: linkSecret(config.dataDir),
+    links,
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
@@ -158,6 +164,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const streamer = new EventStreamer(streamStore, () => destinationsOf(tenancy), clock, { ...DEFAULT_STREAMING, ...config.streaming }, log);
   streamer.start();
   const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
+  const replays = new ReplayHandlers(new ReplayStore(store.entities.sql), { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
@@ -223,6 +230,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     updateUserProperty: taxonomy.updateUserProperty,
     deleteUserProperty: taxonomy.deleteUserProperty,
     getDeliveryMetricsSummary: deliveryMetrics.getDeliveryMetricsSummary,
+    createSessionReplayEvents: replays.createSessionReplayEvents,
+    listSessionReplays: replays.listSessionReplays,
+    listSessionReplayFiles: replays.listSessionReplayFiles,
+    getSessionReplayFileDownload: replays.getSessionReplayFileDownload,
   };
   const rejections = {
     ...taxonomyRejections(),
@@ -232,6 +243,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createCohortUpload: rejectCohortChange('createCohortUpload'),
     createCohortMembershipUpdate: rejectCohortChange('createCohortMembershipUpdate'),
     getCohortExportDownload: rejectDownloadLink,
+    getSessionReplayFileDownload: rejectReplayFileLink,
   };
   const connectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...config.connectionLimits };
   const appOptions = {

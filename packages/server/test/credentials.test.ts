@@ -1,8 +1,7 @@
-// Credentials on every kind of operation, also those this server does not implement yet:
-// missing or wrong credentials get the status and body shape the operation documents
-// (through Prism; without credentials Prism answers by itself, so those go to the server
-// directly and are checked against the spec here), and only a known caller learns that an
-// operation answers 501.
+// Credentials on every kind of operation: missing or wrong credentials get the status and
+// body shape the operation documents (through Prism; without credentials Prism answers by
+// itself, so those go to the server directly and are checked against the spec here), and
+// only a known caller gets further.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
 import { postForm, send, sendDirect } from './support/http.js';

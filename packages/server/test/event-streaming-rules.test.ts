@@ -1,9 +1,9 @@
 // The streaming rules apart from HTTP and storage: what an attempt's answer leads to, the
 // backoff, batches, the metrics window and the concurrency limit of the metrics endpoint.
 import { expect, test } from 'vitest';
-import { backoffMs, inBatches, judge } from '../src/event-streaming/delivery.js';
-import { MetricsLimits } from '../src/event-streaming/limits.js';
-import { platformTime, requestWindow } from '../src/event-streaming/metrics.js';
+import { backoffMs, inBatches, judge } from '../src/delivery-metrics/delivery.js';
+import { MetricsLimits } from '../src/delivery-metrics/limits.js';
+import { platformTime, requestWindow } from '../src/delivery-metrics/metrics.js';
 
 const policy = { firstRetryMs: 10_000, maxRetryMs: 60_000, expiryMs: 3_600_000 };
 

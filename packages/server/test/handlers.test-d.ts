@@ -1,12 +1,12 @@
 // The handler types are the server stubs: a missing handler, an undocumented status or a
 // wrongly shaped body does not compile.
 import { expectTypeOf, test } from 'vitest';
-import type { Handler, Handlers, HandlerRequest, ImplementedOperationId, Reply } from '../src/handlers.js';
+import type { Handler, Handlers, HandlerRequest, OperationId, Reply } from '../src/handlers.js';
 
 declare const handlers: Handlers;
 
 test('every implemented operation needs its handler', () => {
-  expectTypeOf<keyof Handlers>().toEqualTypeOf<ImplementedOperationId>();
+  expectTypeOf<keyof Handlers>().toEqualTypeOf<OperationId>();
   // @ts-expect-error createBatchEvents is missing
   const incomplete: Handlers = { createHttpApiEvents: handlers.createHttpApiEvents, createGroupIdentifications: handlers.createGroupIdentifications };
   void incomplete;

@@ -109,7 +109,8 @@ function withCredentials(ref: OperationRef, request: Parts, keys: Keys): void {
   for (const requirement of (ref.op.security ?? doc.security ?? []) as Record<string, string[]>[]) {
     const schemes = Object.keys(requirement).map((name) => deref<Doc>(doc, doc.components?.securitySchemes?.[name]));
     if (schemes[0]?.type === 'http') {
-      request.headers.authorization = `Basic ${Buffer.from(`${keys.apiKey}:${keys.secretKey}`).toString('base64')}`;
+      request.headers.authorization =
+        String(schemes[0].scheme).toLowerCase() === 'bearer' ? `Bearer ${keys.apiKey}` : `Basic ${Buffer.from(`${keys.apiKey}:${keys.secretKey}`).toString('base64')}`;
       return;
     }
     if (schemes[0]?.type === 'apiKey' && schemes[0].in === 'header') {

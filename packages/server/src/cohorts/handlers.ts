@@ -1,10 +1,11 @@
 // Handlers of the cohorts group: uploaded cohorts of users (count group `User`), their
 // incremental membership, the listing, and exports as background jobs (request → status →
 // file) valid seven days.
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { describeProblems, type RequestProblem } from '@svc/openapi-validation';
 import type { components } from '../generated/cohorts.js';
 import type { Caller, HandlerRequest, Reply } from '../handlers.js';
+import { invalidLink, type SignedLinks } from '../signed-links.js';
 import { tooManyItems } from '../too-many-items.js';
 import type { JournalledStore } from '../store/journalled-store.js';
 import type { CohortExportLimits } from './limits.js';
@@ -47,10 +48,10 @@ export function rejectCohortChange(operation: 'createCohortUpload' | 'createCoho
   };
 }
 
-const invalidLink = { status: 403 as const, body: { code: 403, error: 'This download link has expired or is not valid; request the file again for a new link' } };
+const invalidCohortLink = invalidLink('request the file again for a new link');
 
 /** A download link whose parameters break the spec was not made by this server: 403 like any other invalid link. */
-export const rejectDownloadLink = () => invalidLink;
+export const rejectDownloadLink = () => invalidCohortLink;
 
 /** Runs an export job; tests hold jobs back to see them in progress. */
 export type ExportScheduler = (job: () => Promise<void>) => void;
@@ -58,8 +59,8 @@ export type ExportScheduler = (job: () => Promise<void>) => void;
 export interface CohortHandlerOptions {
   clock: () => number;
   limits: CohortExportLimits;
-  /** The key of the download links' signatures. */
-  linkSecret: Buffer;
+  /** Signs and checks the download links. */
+  links: SignedLinks;
   schedule?: ExportScheduler;
   inlineFileBytes?: number;
 }
@@ -75,10 +76,6 @@ export class CohortHandlers {
   ) {
     this.clock = options.clock;
     this.schedule = options.schedule ?? ((job) => void setImmediate(() => void job()));
-  }
-
-  private signature(requestId: string, expires: number): Buffer {
-    return createHmac('sha256', this.options.linkSecret).update(`${requestId}\n${expires}`).digest();
   }
 
   /** The svc_ids of `ids` (service IDs or user IDs) in the project; `invalid` the IDs that name no user. */
@@ -168,18 +165,15 @@ export class CohortHandlers {
     if (!job) return requestNotFound(request.path.request_id);
     if (job.file === null) return { status: 409, body: { code: 409, error: `Export request ${job.requestId} is JOB INPROGRESS; poll its status until JOB COMPLETED` } };
     if (Buffer.byteLength(job.file) <= (this.options.inlineFileBytes ?? DEFAULT_INLINE_FILE_BYTES)) return { status: 200, body: job.file, headers: { 'content-type': 'text/csv; charset=utf-8' } };
-    const expires = Math.floor(this.clock() / 1000) + LINK_VALID_SECONDS;
     const link = new URL(`/api/5/cohorts/downloads/${encodeURIComponent(job.requestId)}`, request.origin);
-    link.search = new URLSearchParams({ expires: String(expires), signature: this.signature(job.requestId, expires).toString('hex') }).toString();
+    link.search = this.options.links.sign(job.requestId, LINK_VALID_SECONDS).toString();
     return { status: 302, body: undefined, headers: { location: link.href } };
   };
 
   getCohortExportDownload = async (request: HandlerRequest<'getCohortExportDownload'>): Promise<Reply<'getCohortExportDownload'>> => {
     const { request_id: requestId } = request.path;
     const { expires, signature } = request.query as { expires: number; signature: string };
-    const signed = Buffer.from(signature, 'hex');
-    const expected = this.signature(requestId, expires);
-    if (signed.length !== expected.length || !timingSafeEqual(signed, expected) || expires * 1000 < this.clock()) return invalidLink;
+    if (!this.options.links.verify(requestId, expires, signature)) return invalidCohortLink;
     const job = await this.cohorts.exportJobById(requestId);
     if (!job || job.file === null || this.clock() - job.requestedAt > EXPORT_VALID_MS) return requestNotFound(requestId);
     return { status: 200, body: job.file, headers: { 'content-type': 'text/csv; charset=utf-8' } };

@@ -88,9 +88,12 @@ export class Identities {
 
   /** The `svc_id` of a `user_id`, else of a `device_id` (its user's when it has one). */
   svcIdOf(appId: number, userOrDeviceId: string): number | undefined {
-    const user = this.users.get(appId)?.get(userOrDeviceId);
-    if (user !== undefined) return user;
-    const device = this.devices.get(appId)?.get(userOrDeviceId);
+    return this.users.get(appId)?.get(userOrDeviceId) ?? this.svcIdOfDevice(appId, userOrDeviceId);
+  }
+
+  /** The `svc_id` of a `device_id`: its user's when it has one. */
+  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
+    const device = this.devices.get(appId)?.get(deviceId);
     if (!device) return undefined;
     return this.canonical(device.owner === null ? device.svcId : this.users.get(appId)!.get(device.owner)!);
   }

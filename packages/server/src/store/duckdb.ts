@@ -506,6 +506,10 @@ export class DuckDbEngine implements Engine {
     return this.identities.userIdOf(appId, svcId);
   }
 
+  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
+    return this.identities.svcIdOfDevice(appId, deviceId);
+  }
+
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
     return this.serial(async () => (await this.rows('SELECT min(day) AS day FROM deletion_jobs WHERE app_id = ? AND day > ?', [appId, today]))[0]?.day as string | undefined ?? undefined);
   }

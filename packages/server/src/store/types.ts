@@ -169,6 +169,8 @@ export interface EntityStore {
   /** The `svc_id` of a user ID in the project (of users with data), if any; and the reverse. */
   svcIdOfUser(appId: number, userId: string): number | undefined;
   userIdOfSvcId(appId: number, svcId: number): string | undefined;
+  /** The `svc_id` of a device in the project (its user's once it sent a `user_id`), if its events are loaded. */
+  svcIdOfDevice(appId: number, deviceId: string): number | undefined;
   /** The project's job that is still open for requests (its day after `today`), if any. */
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined>;
   /** Adds entries to the job of `day` (created if new); an entry already there is kept. */
