@@ -9,6 +9,7 @@ package sdk_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"reflect"
@@ -117,6 +118,13 @@ func TestOperationsAgainstTheMock(t *testing.T) {
 				if result.IsNil() {
 					t.Fatal("no answer")
 				}
+			case typ == reflect.TypeOf(&os.File{}):
+				// Binary (format: binary): the SDK hands over a file with the bytes.
+				content, err := io.ReadAll(result.Interface().(*os.File))
+				if err != nil || len(content) == 0 || !strings.HasPrefix(resp.Header.Get("Content-Type"), c.Response.MediaType) {
+					t.Fatalf("answer file (%s, %d bytes, %v) is not %s", resp.Header.Get("Content-Type"), len(content), err, c.Response.MediaType)
+				}
+				return
 			default:
 				// Not JSON (text/csv): the SDK hands over the text.
 				if !strings.HasPrefix(resp.Header.Get("Content-Type"), c.Response.MediaType) || typ.Kind() != reflect.String || result.Len() == 0 {

@@ -51,7 +51,8 @@ def connect(group, region="standard", base_url=None, api_key=None, secret_key=No
     base_url: the base URL of the group's host, e.g. ``https://api.eu.example.com``; wins over region.
     api_key: the project's API key. Sent wherever an operation takes it: in the JSON body or the
         form (``api_key``; filled in when the request does not carry one), in the query
-        (``ApiKeyQuery``), and as the user name of HTTP Basic when ``secret_key`` is given.
+        (``ApiKeyQuery``), as the bearer token (``ApiKeyBearer``), and as the user name of HTTP
+        Basic when ``secret_key`` is given.
     secret_key: the project's secret key, the password of HTTP Basic (``BasicAuth``).
     deployment_key: a deployment key, sent as ``Authorization: Api-Key <key>`` (``DeploymentKey``).
     """
@@ -66,6 +67,8 @@ def connect(group, region="standard", base_url=None, api_key=None, secret_key=No
         config.server_index = known.index(region)
     if api_key is not None:
         config.api_key["ApiKeyQuery"] = api_key
+        # Bearer schemes (ApiKeyBearer) read access_token, which this generator's Configuration never defines.
+        config.access_token = api_key
     if api_key is not None and secret_key is not None:
         config.username = api_key
         config.password = secret_key

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
@@ -158,8 +158,19 @@ for (const [name, path, query] of cases) {
   }
 }
 
-// The event loop while queries run and ingestion continues.
+// The event loop while queries run and ingestion continues. Each stall over 20 ms is listed
+// with the garbage collection inside it (a 'gc' observer), so a stall is told apart as GC or work.
 const delay = monitorEventLoopDelay({ resolution: 5 });
+const collections = [];
+const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
+gcObserver.observe({ entryTypes: ['gc'] });
+const stalls = [];
+let tick = performance.now();
+const sampler = setInterval(() => {
+  const now = performance.now();
+  if (now - tick > 25) stalls.push({ start: tick, end: now });
+  tick = now;
+}, 5);
 let ingesting = true;
 let batches = 0;
 const ingest = (async () => {
@@ -172,8 +183,13 @@ const ingest = (async () => {
 delay.enable();
 for (const [, path] of cases) await get(path).catch(() => undefined);
 delay.disable();
+clearInterval(sampler);
+gcObserver.disconnect();
 ingesting = false;
 await ingest;
 console.log(`\nevent loop during the queries, with ${batches} ingestion batches of 500 in between: max stall ${(delay.max / 1e6).toFixed(1)} ms, p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms`);
+const inGc = (stall) => collections.reduce((sum, gc) => sum + Math.max(0, Math.min(stall.end, gc.end) - Math.max(stall.start, gc.start)), 0);
+const longest = stalls.sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 5);
+console.log(`stalls over 20 ms: ${stalls.length}; longest (ms, of which GC): ${longest.map((st) => `${(st.end - st.start - 5).toFixed(0)} (${inGc(st).toFixed(0)})`).join(', ') || 'none'}`);
 await server.close();
 if (!values.keep) rmSync(dataDir, { recursive: true, force: true });
