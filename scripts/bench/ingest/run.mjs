@@ -16,9 +16,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Tenancy } from '../../../packages/server/dist/tenancy.js';
+import { serverBin, serverFlags } from '../support/server-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const bin = join(here, '../../../packages/server/bin/svc-server.mjs');
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, batches: { type: 'string', default: '100' }, concurrency: { type: 'string', default: '8' }, 'cpu-prof': { type: 'string' } } });
 
 const freePort = () =>
@@ -59,10 +59,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const tenancy = new Tenancy(dataDir);
 const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 const port = await freePort();
-// The server runs with the Node flags of the bin's shebang (`#!/usr/bin/env -S node FLAGS`).
-const shebangFlags = readFileSync(bin, 'utf8').split('\n')[0].split(/\s+/).slice(3);
 const profiling = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['cpu-prof']] : [];
-const server = spawn(process.execPath, [...shebangFlags, ...profiling, bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+const server = spawn(process.execPath, [...serverFlags(), ...profiling, serverBin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 try {
   await waitForPort(port);
   const startupCpu = process.platform === 'linux' ? cpuMillis(server.pid) : 0;

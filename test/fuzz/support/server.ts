@@ -19,7 +19,7 @@ const serverBin = () => join(dirname(createRequire(import.meta.url).resolve('@sv
 
 export async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
-  const child = spawn(process.execPath, ['--max-semi-space-size=64', serverBin(), 'start', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', serverBin(), 'start', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   const printed = await new Promise<string>((resolve, reject) => {

@@ -434,9 +434,14 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY ingest_seq', [appId])).map(parseJsonColumns));
   }
 
-  /** Rows of a reporting query (numbers as numbers). */
+  /**
+   * Rows of a reporting query (numbers as numbers), converted a chunk at a time: a result of
+   * tens of thousands of rows converted at once held the event loop for tens of ms.
+   */
   async query(sql: string): Promise<Record<string, unknown>[]> {
-    return numbersOf((await this.reader.runAndReadAll(sql)).getRowObjectsJS() as Row[]);
+    const rows: Record<string, unknown>[] = [];
+    for await (const chunk of this.queryChunks(sql)) for (const row of chunk) rows.push(row);
+    return rows;
   }
 
   /** Rows of a large reporting query, a chunk (about 2048 rows) at a time, the event loop served in between. */
