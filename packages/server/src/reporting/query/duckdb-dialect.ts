@@ -23,6 +23,8 @@ export interface Dialect {
    */
   nextEvent(table: string, previous: string, alias: string, immediately: boolean): string;
   string(value: string): string;
+  /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
+  timeOrderKey(time: string, ingestSeq: string): string;
 }
 
 const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -137,6 +139,11 @@ export class DuckDbDialect implements Dialect {
             ? ['e.revenue IS NOT NULL']
             : [`e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`];
     return [...type, ...conditions.map((c) => this.condition(c))];
+  }
+
+  /** Exact: `ingest_seq` is below 2^63 - 1. One HUGEINT compares much faster than a struct in arg_max. */
+  timeOrderKey(time: string, ingestSeq: string): string {
+    return `(${time}::HUGEINT * 9223372036854775807 + ${ingestSeq})`;
   }
 
   eventTypes(appId: number): string {
