@@ -147,7 +147,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const feedback = new FeedbackService(store);
   const experiment = new ExperimentService(config.dataDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
-  const deletion = new DeletionHandlers(store, tenancy);
+
   const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
   const links = new SignedLinks(linkSecret(config.dataDir), clock);
@@ -164,7 +164,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const streamer = new EventStreamer(streamStore, () => destinationsOf(tenancy), clock, { ...DEFAULT_STREAMING, ...config.streaming }, log);
   streamer.start();
   const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
-  const replays = new ReplayHandlers(new ReplayStore(store.entities.sql), { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
+  const replayStore = new ReplayStore(store.entities.sql);
+  const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
+  const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,

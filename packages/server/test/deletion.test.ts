@@ -1,6 +1,6 @@
 // User deletion against the running server with a moved clock: staging jobs, removal, the
-// scrub at the job's day (events, profiles and identities gone; reporting no longer counts
-// the users), Done after the backups; pacing; whole-organization requests.
+// scrub at the job's day (events, profiles, identities and the devices' session replays gone;
+// reporting no longer counts the users), Done after the backups; pacing; whole-organization requests.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
 import { postJson, send } from './support/http.js';
@@ -17,7 +17,13 @@ beforeAll(async () => {
   for (const project of [h.project, h.otherProject]) {
     const events = ['user-del-a', 'user-del-b', 'user-del-c'].map((user_id, i) => ({ event_type: 'Open', user_id, time: at(i + 1) }));
     events.push({ event_type: '$identify', user_id: 'user-del-a', time: at(5), user_properties: { $set: { plan: 'pro' } } } as never);
+    events.push({ event_type: 'Open', user_id: 'user-del-a', device_id: 'device-del-a', time: at(6) } as never);
     expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: project.api_key, events })).status).toBe(200);
+  }
+  for (const deviceId of ['device-del-a', 'device-kept']) {
+    const query = new URLSearchParams({ device_id: deviceId, session_id: String(at(6)), type: 'replay', api_key: h.project.api_key });
+    const recording = { version: 2, events: [JSON.stringify({ type: 4, timestamp: at(6), data: { href: 'https://example.com/', width: 800, height: 600 } })] };
+    expect((await postJson(`${h.proxied.ingest}/sessions/v2/track?${query}`, recording)).status).toBe(200);
   }
   await h.server.store.flush();
 });
@@ -35,6 +41,8 @@ const remove = (svcId: number, day: string) => {
   tick();
   return send(`${h.proxied.app}/api/2/deletions/users/${svcId}/${day}`, { method: 'DELETE', headers: basic(h.project) });
 };
+const replayDevices = async () =>
+  (await send(`${h.proxied.app}/api/1/session-replays`, { headers: basic(h.project) })).body.session_replays.map((replay: { device_id: string }) => replay.device_id).sort();
 const activeUsers = async () => (await send(`${h.proxied.app}/api/2/users?start=20261109&end=20261109`, { headers: basic(h.project) })).body.data.series[0][0];
 
 test('a request joins the staging job; unknown users refuse the request unless ignored (either spelling)', async () => {
@@ -65,11 +73,13 @@ test('a staging job gives its users back; then the scrub removes them at the job
   expect((await remove(b, '2026-11-13')).body).toMatchObject({ svc_id: b, requested_on_day: '2026-11-10' });
   expect((await remove(b, '2026-11-13')).status).toBe(404);
   expect(await activeUsers()).toBe(3);
+  expect(await replayDevices()).toEqual(['device-del-a', 'device-kept']);
   const a = svcIdOf('user-del-a');
   now = Date.UTC(2026, 10, 13, 0, 0, 5);
   expect((await list()).body).toMatchObject([{ day: '2026-11-13', status: 'Submitted', active_scrub_done_date: '2026-11-13' }]);
   expect((await remove(a, '2026-11-13')).status).toBe(409);
   expect(await activeUsers()).toBe(2);
+  expect(await replayDevices()).toEqual(['device-kept']);
   expect((await h.server.store.events(h.project.app_id)).some((e) => e.user_id === 'user-del-a')).toBe(false);
   expect(await h.server.store.userProfile(h.project.app_id, 'user-del-a')).toBeUndefined();
   expect(h.server.store.entities.svcIdOfUser(h.otherProject.app_id, 'user-del-a')).toBeDefined();

@@ -23,19 +23,27 @@ export class DeletionHandlers {
   private readonly running = new Map<number, number>();
   private scrubbing: Promise<void> = Promise.resolve();
 
+  /** `forgetDevices` removes what other groups keep per device (session replays). */
   constructor(
     private readonly store: Store,
     private readonly tenancy: Tenancy,
+    private readonly forgetDevices: (appId: number, deviceIds: string[]) => Promise<void>,
   ) {}
 
-  /** Scrubs every job whose day has come (the journal is loaded first, so nothing acknowledged escapes). */
+  /**
+   * Scrubs every job whose day has come (the journal is loaded first, so nothing acknowledged
+   * escapes). Per-device data goes first: the scrub forgets which devices were the users'.
+   */
   advance(now: number): Promise<void> {
     this.scrubbing = this.scrubbing.then(async () => {
       const today = utcDay(now);
       const due = await this.store.entities.dueDeletionJobs(today);
       if (due.length === 0) return;
       await this.store.flush();
-      for (const job of due) await this.store.entities.scrubDeletionJob(job.appId, job.day, today);
+      for (const job of due) {
+        await this.forgetDevices(job.appId, await this.store.entities.devicesOfDeletionJob(job.appId, job.day));
+        await this.store.entities.scrubDeletionJob(job.appId, job.day, today);
+      }
     });
     return this.scrubbing;
   }

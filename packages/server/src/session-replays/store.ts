@@ -111,6 +111,17 @@ export class ReplayStore extends EntityTables {
     return rows.map((row) => ({ id: Number(row.id), startMs: Number(row.start_ms) }));
   }
 
+  /** Removes every replay of the devices, with their files, in one transaction. */
+  async forgetDevices(appId: number, deviceIds: string[]): Promise<void> {
+    if (deviceIds.length === 0) return;
+    await this.tables();
+    const devices = deviceIds.map(() => '?').join(', ');
+    await this.sql.transaction(async (tx) => {
+      await tx.run(`DELETE FROM replay_files WHERE app_id = ? AND device_id IN (${devices})`, [appId, ...deviceIds]);
+      await tx.run(`DELETE FROM replays WHERE app_id = ? AND device_id IN (${devices})`, [appId, ...deviceIds]);
+    });
+  }
+
   /** The events (JSON array) of a file whose replay is kept since `keptSinceMs`. */
   async fileEvents(id: number, keptSinceMs: number): Promise<string | undefined> {
     await this.tables();

@@ -139,6 +139,12 @@ async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], appen
   appender.closeSync();
 }
 
+/** The `svc_id`s of a deletion job, as a subquery. */
+const doomedUsers = (appId: number, day: string) => `(SELECT svc_id FROM deletion_entries WHERE app_id = ${appId} AND day = ${sqlString(day)})`;
+/** The condition on `identity_devices` of the devices of a deletion job's users (their own or joined to them). */
+const doomedDevices = (appId: number, day: string) =>
+  `app_id = ${appId} AND (svc_id IN ${doomedUsers(appId, day)} OR owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomedUsers(appId, day)}))`;
+
 export class DuckDbEngine implements Engine {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
@@ -556,12 +562,16 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => (await this.rows('SELECT app_id, day FROM deletion_jobs WHERE day <= ? AND scrubbed_on IS NULL ORDER BY day', [today])).map((r) => ({ appId: Number(r.app_id), day: r.day as string })));
   }
 
+  devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {
+    return this.serial(async () => (await this.rows(`SELECT device_id FROM identity_devices WHERE ${doomedDevices(appId, day)}`)).map((r) => r.device_id as string));
+  }
+
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
     return this.transaction(async () => {
-      const doomed = `(SELECT svc_id FROM deletion_entries WHERE app_id = ${appId} AND day = ${sqlString(day)})`;
+      const doomed = doomedUsers(appId, day);
       // Devices that belonged to a deleted user go too: their later events start a new user.
-      await this.connection.run(`DELETE FROM identity_devices WHERE app_id = ${appId} AND owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomed})`);
-      for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users', 'identity_devices']) {
+      await this.connection.run(`DELETE FROM identity_devices WHERE ${doomedDevices(appId, day)}`);
+      for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users']) {
         await this.connection.run(`DELETE FROM ${table} WHERE app_id = ${appId} AND svc_id IN ${doomed}`);
       }
       await this.connection.run(`DELETE FROM user_mappings WHERE app_id = ${appId} AND (from_svc IN ${doomed} OR to_svc IN ${doomed})`);

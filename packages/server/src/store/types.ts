@@ -178,6 +178,8 @@ export interface EntityStore {
   deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]>;
   /** Removes an entry; false when the job has no such entry. */
   removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean>;
+  /** The devices of a job's users (their own and those joined to them), while the job is not scrubbed. */
+  devicesOfDeletionJob(appId: number, day: string): Promise<string[]>;
   /** Jobs whose day has come and that are not scrubbed yet, of every project. */
   dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]>;
   /**
