@@ -32,7 +32,6 @@ export class IngestionService {
   /** Refills the dedupe window from the store (at start-up, after the journal replay). */
   async rebuildInsertIds(now: number): Promise<void> {
     const recent = await this.store.recentInsertIds(now - DEDUPE_WINDOW_MS);
-    this.insertIds.presize(recent.length, recent.reduce((bytes, [, insertId]) => bytes + Buffer.byteLength(insertId), 0));
     for (const [appId, insertId, receivedAt] of recent) this.insertIds.add(appId, insertId, receivedAt);
   }
 

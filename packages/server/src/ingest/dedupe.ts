@@ -1,14 +1,16 @@
 // insert_id deduplication over a sliding window (7 days by default), kept off the JS heap.
 // A busy week holds millions of insert_ids; as JS strings in Maps every major GC traced them
-// (pauses of 40-100 ms while queries ran). Here each id's UTF-8 bytes live in a ring of
-// bytes, its project, time and hash in typed-array rings (oldest first, so pruning drops a
-// prefix), and an open-addressing table (linear probing, deletion by backward shift, so no
-// tombstones) maps hashes to entry numbers. Lookups are exact: a hash match is confirmed on
-// the stored bytes. Growing never stops the event loop for long: the rings grow by block
-// copies, and a doubled table is filled a slice at a time while the old one still answers.
+// (pauses of 40-100 ms while queries ran). Here each id's UTF-8 bytes live in blocks of bytes,
+// its project, time and hash in blocks of typed arrays (oldest first, so pruning drops whole
+// blocks), and open-addressing tables (linear probing, deletion by backward shift, so no
+// tombstones) map hashes to entry numbers. Lookups are exact: a hash match is confirmed on
+// the stored bytes. Growing never stops the event loop for long: storage grows a block at a
+// time and is never copied, and the table is 4096 shards by the hash's top bits, each doubled
+// on its own from its own slots, which keep the hashes (one table of 16 million entries took
+// 2 s to double, in one turn).
 
 const EMPTY = 0;
-/** A deleted entry, left in the ring until pruning reaches it. */
+/** A deleted entry, left in its block until pruning reaches it. */
 const DEAD = -1;
 
 /** FNV-1a over the UTF-16 code units and the project, finished with murmur3's mixer. */
@@ -22,47 +24,49 @@ function hashOf(appId: number, insertId: string): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Entries placed into a doubling table per turn of the event loop. */
-const GROWTH_SLICE = 32_768;
+/** Entries per block (a power of two). */
+const ENTRY_BITS = 16;
+const ENTRIES_PER_BLOCK = 1 << ENTRY_BITS;
+const ENTRY_MASK = ENTRIES_PER_BLOCK - 1;
+/** Bytes per block: an id never spans two (ids are at most 65,535 bytes: their length is a Uint16). */
+const BYTES_PER_BLOCK = 1 << 20;
 
-type Ring = Uint32Array | Int32Array | Float64Array | Uint16Array | Buffer;
-
-/** Copies the ring items numbered [from, to) into a larger ring, in contiguous blocks. */
-function copyRing<T extends Ring>(old: T, fresh: T, from: number, to: number): T {
-  for (let n = from; n < to; ) {
-    const source = n % old.length;
-    const target = n % fresh.length;
-    const count = Math.min(to - n, old.length - source, fresh.length - target);
-    fresh.set(old.subarray(source, source + count), target);
-    n += count;
-  }
-  return fresh;
+/** Entries numbered [number * ENTRIES_PER_BLOCK, (number + 1) * ENTRIES_PER_BLOCK). */
+class EntryBlock {
+  readonly hashes = new Uint32Array(ENTRIES_PER_BLOCK);
+  readonly appIds = new Int32Array(ENTRIES_PER_BLOCK);
+  readonly seconds = new Uint32Array(ENTRIES_PER_BLOCK);
+  /** Where the entry's bytes start, counted since the start. */
+  readonly starts = new Float64Array(ENTRIES_PER_BLOCK);
+  readonly lengths = new Uint16Array(ENTRIES_PER_BLOCK);
 }
 
-/** A table being filled: entries numbered below `cursor` or from `end` on are in it. */
-interface Growth {
-  table: Float64Array;
-  cursor: number;
-  end: number;
+/** A shard of the table: slots of entry number + 1 (or EMPTY) with the entry's hash beside it. */
+interface Shard {
+  entries: Float64Array;
+  hashes: Uint32Array;
+  size: number;
 }
+
+const emptyShard = (slots: number): Shard => ({ entries: new Float64Array(slots), hashes: new Uint32Array(slots), size: 0 });
+
+/** The table's shards: by the top bits of the hash (the slot within a shard takes the low bits). */
+const SHARD_BITS = 12;
+const SHARD_SHIFT = 32 - SHARD_BITS;
+const INITIAL_SHARD_SLOTS = 64;
 
 export class InsertIdWindow {
-  // The entry ring: entry number n (counted since the start) sits at n % capacity.
-  private hashes: Uint32Array = new Uint32Array(1024);
-  private appIds: Int32Array = new Int32Array(1024);
-  private seconds: Uint32Array = new Uint32Array(1024);
-  /** Where the entry's bytes start, counted since the start (the ring position is `% bytes.length`). */
-  private starts: Float64Array = new Float64Array(1024);
-  private lengths: Uint16Array = new Uint16Array(1024);
+  // Entry number n (counted since the start) sits in entryBlocks[(n >> ENTRY_BITS) - firstEntryBlock].
+  private entryBlocks: EntryBlock[] = [];
+  private firstEntryBlock = 0;
   private first = 0;
   private next = 0;
-  // The byte ring: an id never wraps around its end (the tail is skipped instead).
-  private bytes: Buffer = Buffer.alloc(65536);
-  private firstByte = 0;
+  // Byte position p (counted since the start) sits in byteBlocks[floor(p / BYTES_PER_BLOCK) - firstByteBlock].
+  private byteBlocks: Buffer[] = [];
+  private firstByteBlock = 0;
   private nextByte = 0;
-  // The table: entry number + 1, or EMPTY; doubled once half full.
-  private table: Float64Array = new Float64Array(4096);
-  private growth: Growth | undefined;
+  // A shard doubles once half full.
+  private readonly shards: Shard[] = Array.from({ length: 1 << SHARD_BITS }, () => emptyShard(INITIAL_SHARD_SLOTS));
   private live = 0;
 
   constructor(private readonly windowMs: number) {}
@@ -71,170 +75,144 @@ export class InsertIdWindow {
     return this.live;
   }
 
-  /** Makes room for `entries` more ids of `bytes` bytes in all at once (a refill at start-up). */
-  presize(entries: number, bytes: number): void {
-    this.finishGrowth();
-    while (this.hashes.length < this.next - this.first + entries) this.growEntries();
-    while (this.bytes.length < this.nextByte - this.firstByte + 2 * bytes) this.growBytes();
-    let size = this.table.length;
-    while (size < 2 * (this.live + entries)) size *= 2;
-    if (size > this.table.length) this.table = this.filledTable(size, this.first, this.next);
-  }
-
   has(appId: number, insertId: string): boolean {
-    return this.slotOf(appId, insertId, hashOf(appId, insertId)) >= 0;
+    const hash = hashOf(appId, insertId);
+    return this.slotOf(this.shards[hash >>> SHARD_SHIFT]!, appId, insertId, hash) >= 0;
   }
 
   /** Records an insert_id received at `receivedAt` (ms); false when it is already there. */
   add(appId: number, insertId: string, receivedAt: number): boolean {
     const hash = hashOf(appId, insertId);
-    if (this.slotOf(appId, insertId, hash) >= 0) return false;
+    const shard = hash >>> SHARD_SHIFT;
+    if (this.slotOf(this.shards[shard]!, appId, insertId, hash) >= 0) return false;
     const length = Buffer.byteLength(insertId);
-    this.reserve(length);
     let start = this.nextByte;
-    const capacity = this.bytes.length;
-    if ((start % capacity) + length > capacity) start += capacity - (start % capacity);
-    this.bytes.write(insertId, start % capacity, length, 'utf8');
+    if ((start % BYTES_PER_BLOCK) + length > BYTES_PER_BLOCK) start += BYTES_PER_BLOCK - (start % BYTES_PER_BLOCK);
+    const blockNumber = Math.floor(start / BYTES_PER_BLOCK);
+    while (this.firstByteBlock + this.byteBlocks.length <= blockNumber) this.byteBlocks.push(Buffer.allocUnsafe(BYTES_PER_BLOCK));
+    this.byteBlocks[blockNumber - this.firstByteBlock]!.write(insertId, start % BYTES_PER_BLOCK, length, 'utf8');
     this.nextByte = start + length;
     const n = this.next++;
-    const at = n % this.hashes.length;
-    this.hashes[at] = hash;
-    this.appIds[at] = appId;
-    this.seconds[at] = Math.floor(receivedAt / 1000);
-    this.starts[at] = start;
-    this.lengths[at] = length;
-    this.place(this.table, n);
-    if (this.growth) this.place(this.growth.table, n);
+    if ((n & ENTRY_MASK) === 0) this.entryBlocks.push(new EntryBlock());
+    const block = this.entryBlock(n);
+    const at = n & ENTRY_MASK;
+    block.hashes[at] = hash;
+    block.appIds[at] = appId;
+    block.seconds[at] = Math.floor(receivedAt / 1000);
+    block.starts[at] = start;
+    block.lengths[at] = length;
+    if (2 * (this.shards[shard]!.size + 1) > this.shards[shard]!.entries.length) this.shards[shard] = this.doubled(this.shards[shard]!);
+    this.place(this.shards[shard]!, n, hash);
     this.live++;
     return true;
   }
 
   /** Forgets an insert_id (a reservation whose write failed). */
   delete(appId: number, insertId: string): void {
-    const slot = this.slotOf(appId, insertId, hashOf(appId, insertId));
+    const hash = hashOf(appId, insertId);
+    const shard = this.shards[hash >>> SHARD_SHIFT]!;
+    const slot = this.slotOf(shard, appId, insertId, hash);
     if (slot < 0) return;
-    const n = this.table[slot]! - 1;
+    const n = shard.entries[slot]! - 1;
     this.forget(n, slot);
-    this.appIds[n % this.appIds.length] = DEAD;
+    this.entryBlock(n).appIds[n & ENTRY_MASK] = DEAD;
   }
 
   /** Drops the ids received before the window. */
   prune(now: number): void {
     const oldest = Math.floor((now - this.windowMs) / 1000);
     while (this.first < this.next) {
-      const at = this.first % this.hashes.length;
-      if (this.seconds[at]! >= oldest) break;
-      if (this.appIds[at] !== DEAD) this.forget(this.first, this.slotOfEntry(this.table, this.first));
+      const block = this.entryBlock(this.first);
+      const at = this.first & ENTRY_MASK;
+      if (block.seconds[at]! >= oldest) break;
+      if (block.appIds[at] !== DEAD) this.forget(this.first, this.slotOfEntry(this.first));
       this.first++;
     }
-    this.firstByte = this.first < this.next ? this.starts[this.first % this.starts.length]! : this.nextByte;
+    const firstEntryBlock = this.first >> ENTRY_BITS;
+    this.entryBlocks.splice(0, firstEntryBlock - this.firstEntryBlock);
+    this.firstEntryBlock = firstEntryBlock;
+    const firstByte = this.first < this.next ? this.entryBlock(this.first).starts[this.first & ENTRY_MASK]! : this.nextByte;
+    const firstByteBlock = Math.floor(firstByte / BYTES_PER_BLOCK);
+    this.byteBlocks.splice(0, firstByteBlock - this.firstByteBlock);
+    this.firstByteBlock = firstByteBlock;
   }
 
-  /** Takes a live entry out of the table (and out of a table being filled, if it is there). */
+  private entryBlock(n: number): EntryBlock {
+    return this.entryBlocks[(n >> ENTRY_BITS) - this.firstEntryBlock]!;
+  }
+
+  private hashOfEntry(n: number): number {
+    return this.entryBlock(n).hashes[n & ENTRY_MASK]!;
+  }
+
+  /** Takes a live entry, at `slot` of its shard, out of the table. */
   private forget(n: number, slot: number): void {
-    this.unplace(this.table, slot);
-    const growth = this.growth;
-    if (growth && (n < growth.cursor || n >= growth.end)) this.unplace(growth.table, this.slotOfEntry(growth.table, n));
+    this.unplace(this.shards[this.hashOfEntry(n) >>> SHARD_SHIFT]!, slot);
     this.live--;
   }
 
-  private slotOf(appId: number, insertId: string, hash: number): number {
-    const table = this.table;
-    const mask = table.length - 1;
+  private slotOf(shard: Shard, appId: number, insertId: string, hash: number): number {
+    const { entries, hashes } = shard;
+    const mask = entries.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = table[slot]!;
+      const value = entries[slot]!;
       if (value === EMPTY) return -1;
-      const at = (value - 1) % this.hashes.length;
-      if (this.hashes[at] === hash && this.appIds[at] === appId && this.matches(at, insertId)) return slot;
+      if (hashes[slot] !== hash) continue;
+      const n = value - 1;
+      const block = this.entryBlock(n);
+      const at = n & ENTRY_MASK;
+      if (block.appIds[at] === appId && this.matches(block.starts[at]!, block.lengths[at]!, insertId)) return slot;
     }
   }
 
-  private matches(at: number, insertId: string): boolean {
-    const start = this.starts[at]! % this.bytes.length;
-    return this.bytes.toString('utf8', start, start + this.lengths[at]!) === insertId;
+  private matches(start: number, length: number, insertId: string): boolean {
+    const offset = start % BYTES_PER_BLOCK;
+    return this.byteBlocks[Math.floor(start / BYTES_PER_BLOCK) - this.firstByteBlock]!.toString('utf8', offset, offset + length) === insertId;
   }
 
-  private slotOfEntry(table: Float64Array, n: number): number {
-    const mask = table.length - 1;
-    let slot = this.hashes[n % this.hashes.length]! & mask;
-    while (table[slot] !== n + 1) slot = (slot + 1) & mask;
+  /** The slot of a live entry in its shard. */
+  private slotOfEntry(n: number): number {
+    const hash = this.hashOfEntry(n);
+    const { entries } = this.shards[hash >>> SHARD_SHIFT]!;
+    const mask = entries.length - 1;
+    let slot = hash & mask;
+    while (entries[slot] !== n + 1) slot = (slot + 1) & mask;
     return slot;
   }
 
-  private place(table: Float64Array, n: number): void {
-    const mask = table.length - 1;
-    let slot = this.hashes[n % this.hashes.length]! & mask;
-    while (table[slot] !== EMPTY) slot = (slot + 1) & mask;
-    table[slot] = n + 1;
+  private place(shard: Shard, n: number, hash: number): void {
+    const { entries, hashes } = shard;
+    const mask = entries.length - 1;
+    let slot = hash & mask;
+    while (entries[slot] !== EMPTY) slot = (slot + 1) & mask;
+    entries[slot] = n + 1;
+    hashes[slot] = hash;
+    shard.size++;
   }
 
   /** Empties a slot, moving later entries of its probe run back so that no lookup stops short. */
-  private unplace(table: Float64Array, slot: number): void {
-    const mask = table.length - 1;
+  private unplace(shard: Shard, slot: number): void {
+    const { entries, hashes } = shard;
+    const mask = entries.length - 1;
     let hole = slot;
-    table[hole] = EMPTY;
-    for (let next = (hole + 1) & mask; table[next] !== EMPTY; next = (next + 1) & mask) {
-      const home = this.hashes[(table[next]! - 1) % this.hashes.length]! & mask;
+    entries[hole] = EMPTY;
+    for (let next = (hole + 1) & mask; entries[next] !== EMPTY; next = (next + 1) & mask) {
+      const home = hashes[next]! & mask;
       // The entry may stay when its home lies cyclically in (hole, next].
       const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
       if (stays) continue;
-      table[hole] = table[next]!;
-      table[next] = EMPTY;
+      entries[hole] = entries[next]!;
+      hashes[hole] = hashes[next]!;
+      entries[next] = EMPTY;
       hole = next;
     }
+    shard.size--;
   }
 
-  /** Room for one more entry of `length` bytes (and its tail skip). */
-  private reserve(length: number): void {
-    if (this.next - this.first >= this.hashes.length) this.growEntries();
-    while (this.nextByte - this.firstByte + 2 * length >= this.bytes.length) this.growBytes();
-    if (this.growth && 4 * (this.live + 1) > 3 * this.table.length) this.finishGrowth();
-    if (!this.growth && 2 * (this.live + 1) > this.table.length) this.startGrowth();
-  }
-
-  private growEntries(): void {
-    const capacity = this.hashes.length * 2;
-    this.hashes = copyRing(this.hashes, new Uint32Array(capacity), this.first, this.next);
-    this.appIds = copyRing(this.appIds, new Int32Array(capacity), this.first, this.next);
-    this.seconds = copyRing(this.seconds, new Uint32Array(capacity), this.first, this.next);
-    this.starts = copyRing(this.starts, new Float64Array(capacity), this.first, this.next);
-    this.lengths = copyRing(this.lengths, new Uint16Array(capacity), this.first, this.next);
-  }
-
-  private growBytes(): void {
-    this.bytes = copyRing(this.bytes, Buffer.alloc(this.bytes.length * 2), this.firstByte, this.nextByte);
-  }
-
-  /** A table of `size` slots with the live entries numbered [from, to). */
-  private filledTable(size: number, from: number, to: number): Float64Array {
-    const table = new Float64Array(size);
-    for (let n = from; n < to; n++) if (this.appIds[n % this.appIds.length] !== DEAD) this.place(table, n);
-    return table;
-  }
-
-  /** Starts filling a table twice as large, a slice per turn of the event loop. */
-  private startGrowth(): void {
-    const growth: Growth = { table: new Float64Array(this.table.length * 2), cursor: this.first, end: this.next };
-    this.growth = growth;
-    const slice = () => {
-      if (this.growth !== growth) return;
-      this.fillGrowth(growth, GROWTH_SLICE);
-      if (this.growth === growth) setImmediate(slice);
-    };
-    setImmediate(slice);
-  }
-
-  private fillGrowth(growth: Growth, count: number): void {
-    growth.cursor = Math.max(growth.cursor, this.first);
-    const until = Math.min(growth.end, growth.cursor + count);
-    for (let n = growth.cursor; n < until; n++) if (this.appIds[n % this.appIds.length] !== DEAD) this.place(growth.table, n);
-    growth.cursor = until;
-    if (growth.cursor < growth.end) return;
-    this.table = growth.table;
-    this.growth = undefined;
-  }
-
-  private finishGrowth(): void {
-    if (this.growth) this.fillGrowth(this.growth, Infinity);
+  /** A shard twice as large with the entries of `shard`. */
+  private doubled(shard: Shard): Shard {
+    const grown = emptyShard(shard.entries.length * 2);
+    for (let slot = 0; slot < shard.entries.length; slot++) if (shard.entries[slot] !== EMPTY) this.place(grown, shard.entries[slot]! - 1, shard.hashes[slot]!);
+    return grown;
   }
 }
