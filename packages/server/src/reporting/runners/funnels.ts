@@ -133,7 +133,7 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
   const windowMs = windowMsOf(query);
   const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
   const times = Array.from({ length: steps }, (_, k) => `t${k}`);
-  const within = (k: number) => later.filter((j) => j <= k).map((j) => `j${j}.time <= j0.time + ${windowMs}`).join(' AND ');
+  const within = (k: number) => later.filter((j) => j <= k).map((j) => `j1.t${j} <= j0.time + ${windowMs}`).join(' AND ');
   const depth = ['1', ...later.map((k) => `coalesce(${within(k)}, false)::INTEGER`)].join(' + ');
   // The winner's order: depth first, then the earliest entry (`k` < 2^47 for times before the year 2300 with at most 10 steps).
   const rank = (struct: string) => `${struct}depth * ${2 ** 47} - ${struct}k0`;
@@ -146,11 +146,22 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
       filter,
     ].join(', ');
   const columns = (struct: string) => [...times, 'depth'].map((field) => `${struct}.${field} AS ${field}`).join(', ');
+  const next = (table: string, previous: string, alias: string) => ctx.dialect.nextEvent(table, previous, alias, query.mode === 'sequential');
+  // c<k>: each step-k event with the times of the path on from it (the next step-k+1 event of
+  // c<k+1>, and so on), built from the last step back: every event is joined once, not once
+  // per entry before it.
+  const chain = [...later].reverse().map((k) => {
+    const rest = later.filter((j) => j > k);
+    const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
+    return rest.length === 0
+      ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
+      : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
+  });
   const sql = `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
     j0 AS (SELECT svc_id, k, time, bucket, ${query.groupBy ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${query.range.endMs}),
-    ${later.map((k) => `s${k} AS (SELECT svc_id, k, time FROM ev WHERE f${k})`).join(',\n    ')}${later.length > 0 ? ',' : ''}
-    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j${k}.time AS t${k}`)].join(', ')}, ${depth} AS depth
-      FROM j0 ${later.map((k) => ctx.dialect.nextEvent(`s${k}`, `j${k - 1}`, `j${k}`, query.mode === 'sequential')).join(' ')}),
+    ${chain.map((c) => `${c},`).join('\n    ')}
+    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
+      FROM j0 ${later.length > 0 ? next('c1', 'j0', 'j1') : ''}),
     best_of_day AS (SELECT svc_id, bucket, arg_max(struct_pack(g, k0, ${times.join(', ')}, depth), ${rank('')}) AS b FROM paths GROUP BY svc_id, bucket),
     best AS (SELECT svc_id, arg_max(b, ${rank('b.')}) AS b FROM best_of_day GROUP BY svc_id)
     SELECT b.g AS g, NULL AS day, ${measures('true AS whole')} FROM (SELECT b.g, ${columns('b')} FROM best) b GROUP BY b.g
