@@ -53,7 +53,7 @@ const configXml = (dir, httpPort, tcpPort) => `<?xml version="1.0"?>
   <uncompressed_cache_size>536870912</uncompressed_cache_size>
   <max_concurrent_queries>100</max_concurrent_queries>
   <shutdown_wait_unfinished>0</shutdown_wait_unfinished>
-  <keep_alive_timeout>3</keep_alive_timeout>
+  <keep_alive_timeout>30</keep_alive_timeout>
   <mlock_executable>false</mlock_executable>
 </yandex>
 `;
@@ -108,7 +108,18 @@ export async function startClickHouse({ timeoutMs = 30_000, keep = false } = {})
     if (stderr.length < 20_000) stderr += chunk;
   });
   let exited = null;
-  const exit = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+  // If this process exits first (not killed by a signal it cannot handle), the server goes with it.
+  const killOnExit = () => {
+    child.kill('SIGKILL');
+    cleanUp();
+  };
+  process.on('exit', killOnExit);
+  const exit = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      process.off('exit', killOnExit);
+      resolve((exited = { code, signal }));
+    }),
+  );
   const url = `http://127.0.0.1:${httpPort}`;
   const cleanUp = () => {
     if (!keep) rmSync(dir, { recursive: true, force: true });
