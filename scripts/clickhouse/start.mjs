@@ -9,6 +9,7 @@
 //   const { url, stop } = await startClickHouse();   (vitest globalSetup: see global-setup.mjs)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,13 +83,19 @@ const USERS_XML = `<?xml version="1.0"?>
 </yandex>
 `;
 
-async function answers(url) {
-  try {
-    const response = await fetch(`${url}/?query=${encodeURIComponent('SELECT 1')}`, { signal: AbortSignal.timeout(1000) });
-    return response.ok && (await response.text()).trim() === '1';
-  } catch {
-    return false;
-  }
+/** Whether `SELECT 1` answers; on a connection of its own, closed after (a kept-alive one delays the server's shutdown). */
+function answers(url) {
+  return new Promise((resolve) => {
+    const request = get(`${url}/?query=${encodeURIComponent('SELECT 1')}`, { agent: false, timeout: 1000 }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve(response.statusCode === 200 && body.trim() === '1'));
+      response.on('error', () => resolve(false));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
 }
 
 /**
