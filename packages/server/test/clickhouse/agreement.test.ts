@@ -31,7 +31,7 @@ let uploads: UploadEvent[];
 /** An upload as stored after the ingestion rules (the fields this dataset uses). */
 function stored(upload: UploadEvent, index: number): StoredEvent {
   const event = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null])) as unknown as StoredEvent;
-  return { ...event, ...upload, app_id: APP, server_upload_time: START + 50 * DAY + index, skip_user_properties_sync: false } as StoredEvent;
+  return { ...event, ...upload, app_id: APP, server_upload_time: START + 50 * DAY + index, skip_user_properties_sync: false, event_id: upload.user_id === 'edge-4' ? Number.MAX_SAFE_INTEGER : null } as StoredEvent;
 }
 
 /** Events whose property names and values need escaping, and a nested key (see the limits test). */
@@ -39,6 +39,9 @@ const EDGE_EVENTS: UploadEvent[] = [
   { event_type: 'Edge', user_id: 'edge-1', time: START + 3_600_000, event_properties: { 'a"b': 'q"uote', 'back\\slash': 'x\\y', plain: "it's\nnew\tline", unicode: 'héllo 世界 😀' } },
   { event_type: 'Edge', user_id: 'edge-2', time: START + 7_200_000, event_properties: { plain: '', empty: {}, list: [1, 'two', null], number: 1.25, yes: true, nothing: null } },
   { event_type: 'Nested', user_id: 'edge-3', time: START + 7_200_000, event_properties: { outer: { plain: 'inner' }, plain: 'top' } },
+  // Values at the edges of their types, and floats that 18.16's text parser reads 1 ulp off.
+  { event_type: 'Edge', user_id: 'edge-4', time: START + 9_000_000, session_id: -1, price: 1.68, quantity: -2147483648, revenue: 0.1 + 0.2, event_properties: { big: Number.MAX_SAFE_INTEGER } },
+  { event_type: 'Edge', device_id: 'édge-5 😀', time: START + 9_000_001, price: 7.69, quantity: 2147483647, revenue: -1e-300, event_properties: { tiny: 5e-324 } },
 ];
 
 beforeAll(async () => {
