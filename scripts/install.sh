@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh machine: Debian's packages (Chromium for the
-# docs browser test; Java, Python and Go for the SDKs) and the npm workspaces exactly as locked.
+# docs browser test; ClickHouse; Java, Python and Go for the SDKs) and the npm workspaces exactly as locked.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages: Chromium; for the SDKs (packages/sdk-python, packages/sdk-go) Java for
-# openapi-generator, Debian's Python with the generated client's dependencies, pip/setuptools/
-# wheel to build the wheel offline and pytest, and the Go toolchain.
+# Debian packages: Chromium; ClickHouse server and client (18.16 on Debian 12) for the second
+# storage engine, started per test run by scripts/clickhouse/start.mjs; for the SDKs
+# (packages/sdk-python, packages/sdk-go) Java for openapi-generator, Debian's Python with the
+# generated client's dependencies, pip/setuptools/wheel to build the wheel offline and pytest,
+# and the Go toolchain.
 packages=(chromium
+  clickhouse-server clickhouse-client
   python3 python3-urllib3 python3-dateutil python3-six python3-certifi python3-pytest
   python3-pip python3-setuptools python3-wheel
   golang-go)
@@ -25,5 +28,6 @@ chromium --version
 java -version 2>&1 | head -1
 /usr/bin/python3 --version
 go version
+clickhouse-client --version
 
 npm ci --no-audit --no-fund

@@ -1,0 +1,217 @@
+// Prints the reporting query model as SQL for ClickHouse 18.16 (Debian's package, the oldest
+// server the ClickHouse engine runs on): no JSON functions but visitParam*, no common table
+// expressions, no ASOF JOIN, no 128-bit integers, no Map, no parameter binding.
+//
+// Event properties are read from the JSON text of `event_properties` with
+// visitParamExtractRaw / visitParamExtractString, which search the text for `"<name>":`.
+// Their limits, and what this dialect does about them:
+// - The key is found at any nesting level, the first occurrence winning: with
+//   `{"a":{"b":1},"b":2}`, property `b` reads 1. Top-level keys only are right when no nested
+//   object before them has a key of the same name. (The stored text is JSON.stringify's, so
+//   there is no whitespace and a string value never looks like a key.) Exact top-level reads
+//   need the keys and values split at insert time (e.g. two Array(String) columns).
+// - The name is matched as it appears in the text, escapes included: names are escaped here
+//   as JSON.stringify escapes them, so `a"b` and `a\b` are found; a name JSON writes with
+//   `\u` escapes (control characters) is found only if it was written the same way.
+// - visitParamExtractString unescapes `\uXXXX` of the basic plane only (surrogate pairs come
+//   out as CESU-8) and returns '' when unescaping fails; JSON.stringify writes characters
+//   beyond ASCII unescaped, so only lone surrogates are affected.
+// - Arrays and objects are read as their JSON text: `set is` / `set is not` are not supported.
+// Time zones are ClickHouse's own (`toDateTime(seconds, tz)`); DateTime is seconds since 1970
+// in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
+// Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
+// properties at event time (profile versions), `start_version` and `paying` (user history),
+// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16).
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
+import type { Dialect } from './duckdb-dialect.js';
+import type { Interval } from '../time.js';
+
+/** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
+const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** A property name as it appears between the quotes of a key in JSON.stringify's output. */
+const jsonKey = (name: string) => string(JSON.stringify(name).slice(1, -1));
+
+/** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
+const joined = (a: string, b: string) => `nullIf(concat(ifNull(${a}, ''), if(${a} IS NOT NULL AND ${b} IS NOT NULL, ' ', ''), ifNull(${b}, '')), '')`;
+
+/** The columns of the built-in user properties the events hold (as DuckDbDialect reads them). */
+const BUILT_IN_COLUMNS: Record<string, string> = {
+  ...Object.fromEntries(['country', 'city', 'region', 'language', 'platform'].map((name) => [name, `e.${name}`])),
+  version: 'e.app_version',
+  DMA: 'e.dma',
+  device: 'e.device_model',
+  os: joined('e.os_name', 'e.os_version'),
+  device_type: joined('e.device_brand', 'e.device_model'),
+};
+
+const ACTIVE = `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')})`;
+/** Selector event types that are not event types: every event (no condition), active events, revenue events. */
+const SPECIAL_EVENT_TYPES = new Map([
+  ['_all', ''],
+  ['_active', ACTIVE],
+  ['revenue_amount', 'e.revenue IS NOT NULL'],
+]);
+
+export class ClickHouseUnsupported extends Error {}
+
+export interface ClickHouseDialectOptions {
+  /** The project's time zone: `bucketOf` makes bucket values in it. */
+  timeZone: string;
+}
+
+export class ClickHouseDialect implements Dialect {
+  string = string;
+
+  constructor(private readonly options: ClickHouseDialectOptions) {}
+
+  nextEvent(): string {
+    throw new ClickHouseUnsupported('The next event of a user needs ASOF JOIN, which ClickHouse 18.16 lacks');
+  }
+
+  /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
+  private text(property: PropertyRef): string {
+    switch (property.kind) {
+      case 'event': {
+        const raw = `visitParamExtractRaw(e.event_properties, ${jsonKey(property.name)})`;
+        return `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(e.event_properties, ${jsonKey(property.name)}), ${raw})`;
+      }
+      case 'builtIn': {
+        const column = Object.hasOwn(BUILT_IN_COLUMNS, property.name) ? BUILT_IN_COLUMNS[property.name] : undefined;
+        if (!column) throw new ClickHouseUnsupported(`The built-in user property ${property.name} needs the user's history, not on ClickHouse yet`);
+        return column;
+      }
+      case 'custom':
+        throw new ClickHouseUnsupported(`Custom user properties (gp:${property.name}) need profile versions, not on ClickHouse yet`);
+    }
+  }
+
+  condition({ property, op, values }: Condition): string {
+    const value = this.text(property);
+    const is = `(${value} IN (${values.map(string).join(', ')})${values.includes(NONE) ? ` OR ${value} IS NULL` : ''})`;
+    const contains = `(${values.map((v) => `position(${value}, ${string(v)}) > 0`).join(' OR ')})`;
+    const number = `toFloat64OrNull(${value})`;
+    // A comparison with something that is not a number matches nothing.
+    const first = Number.isFinite(Number(values[0])) ? String(Number(values[0])) : 'NULL';
+    const compare = (operator: string) => `ifNull(${number} ${operator} ${first}, 0)`;
+    switch (op) {
+      case 'is':
+        return is;
+      case 'is not':
+        return `NOT ifNull(${is}, 0)`;
+      case 'contains':
+        return `ifNull(${contains}, 0)`;
+      case 'does not contain':
+        return `NOT ifNull(${contains}, 0)`;
+      case 'less':
+        return compare('<');
+      case 'less or equal':
+        return compare('<=');
+      case 'greater':
+        return compare('>');
+      case 'greater or equal':
+        return compare('>=');
+      case 'set is':
+      case 'set is not':
+        throw new ClickHouseUnsupported(`"${op}" needs JSON arrays parsed, which ClickHouse 18.16 cannot`);
+    }
+  }
+
+  private segmentCondition(condition: Condition | CohortCondition): string {
+    if ('cohortId' in condition) throw new ClickHouseUnsupported('Cohort memberships are not on ClickHouse yet');
+    return this.condition(condition);
+  }
+
+  /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
+  private selects({ eventType, conditions }: EventSelector): string[] {
+    const ofType = SPECIAL_EVENT_TYPES.get(eventType) ?? `e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`;
+    return [...(ofType === '' ? [] : [ofType]), ...conditions.map((c) => this.condition(c))];
+  }
+
+  private matches(selector: EventSelector): string {
+    const conditions = this.selects(selector);
+    return conditions.length === 0 ? '1' : `(${conditions.join(' AND ')})`;
+  }
+
+  /** Time, then ingestion: a tuple (compared element by element; argMax takes it) for want of 128-bit integers. */
+  timeOrderKey(time: string, ingestSeq: string): string {
+    return `tuple(${time}, ${ingestSeq})`;
+  }
+
+  eventTypes(appId: number): string {
+    return `SELECT DISTINCT event_type FROM events WHERE app_id = ${integer(appId)}`;
+  }
+
+  /** A key present with any value, null included (as DuckDB's json_extract IS NOT NULL); found at any nesting level (see above). */
+  eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string {
+    const ofTypes = eventTypes === null ? '' : ` AND event_type IN (${eventTypes.map(string).join(', ')})`;
+    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND visitParamHas(event_properties, ${jsonKey(property)}) LIMIT 1`;
+  }
+
+  /**
+   * The start of the bucket as a DateTime in the project's zone (the zone is part of its type,
+   * so `toString` prints local wall time). `fromMs` and `toMs` are not needed: ClickHouse
+   * converts each instant with its own time zone data.
+   */
+  bucket(interval: Interval, timeZone: string, epochMs: string): string {
+    const local = `toDateTime(intDiv(${epochMs}, 1000), ${string(timeZone)})`;
+    switch (interval) {
+      case 'minute5':
+        return `toStartOfFiveMinute(${local})`;
+      case 'hour':
+        return `toStartOfHour(${local})`;
+      case 'day':
+        return `toStartOfDay(${local})`;
+      case 'week':
+        return `toDateTime(toMonday(${local}), ${string(timeZone)})`;
+      case 'month':
+        return `toDateTime(toStartOfMonth(${local}), ${string(timeZone)})`;
+    }
+  }
+
+  /** toString, not formatDateTime: 18.16's formatDateTime prints in the server's zone unless given one. */
+  bucketLabel(bucket: string, interval: Interval): string {
+    return interval === 'minute5' || interval === 'hour'
+      ? `concat(substring(toString(${bucket}), 1, 10), 'T', substring(toString(${bucket}), 12, 5), ':00')`
+      : `substring(toString(${bucket}), 1, 10)`;
+  }
+
+  bucketOf(label: string): string {
+    const [day, time = '00:00:00'] = label.split('T');
+    return `toDateTime(${string(`${day} ${time}`)}, ${string(this.options.timeZone)})`;
+  }
+
+  scan(scan: EventScan): string {
+    const timeColumn = scan.timeColumn ?? 'time';
+    const appId = integer(scan.appId);
+    const where = [
+      `e.app_id = ${appId}`,
+      'e.svc_id IS NOT NULL',
+      `e.${timeColumn} >= ${integer(scan.range.startMs)}`,
+      `e.${timeColumn} < ${integer(scan.range.endMs)}`,
+      ...(scan.selector ? this.selects(scan.selector) : []),
+      ...scan.segment.map((c) => this.segmentCondition(c)),
+      ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
+      // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here.
+      ...(scan.firstEventsOnly ? [`(e.svc_id, e.time) IN (SELECT svc_id, min(time) FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id)`] : []),
+    ];
+    // Aliases are not names of columns: ClickHouse resolves an alias before a column of the
+    // same name, even one written `e.<name>`.
+    const columns = [
+      'e.svc_id',
+      'e.time',
+      'e.ingest_seq',
+      'e.event_type',
+      'e.session_id',
+      `${ACTIVE} AS active`,
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`)} AS bucket`] : []),
+      ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
+      ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
+    ];
+    return `SELECT ${columns.join(', ')} FROM events AS e WHERE ${where.join(' AND ')}`;
+  }
+}
+
+function integer(value: number): string {
+  if (!Number.isSafeInteger(value)) throw new Error(`Not an integer: ${value}`);
+  return String(value);
+}

@@ -1,0 +1,165 @@
+// The events table on ClickHouse (the second engine, issue 14; Debian's 18.16 is the oldest
+// server it must run on): the columns of DuckDB's `events` (EVENT_COLUMNS) plus `svc_id` and
+// `ingest_seq`, created by the code through numbered migrations recorded in
+// `schema_versions`; an insert path for events whose identities are already resolved, and the
+// project's events read back in ingestion order.
+//
+// Exact `insert_id` dedupe stays in the server, not in the table engine: the insert_id window
+// (src/ingest/dedupe.ts) drops a repeat before it reaches the journal, so only unique events
+// are ever inserted here. A ReplacingMergeTree would not replace it: it collapses repeats only
+// when a background merge happens to join the parts that hold them (at an unknown time, never
+// across partitions), so until then totals count repeats (uniques do not); reading with FINAL
+// merges at query time and is far slower (single-threaded on 18.16); its key would have to be
+// `(app_id, insert_id)`, which is not the order reporting scans need; and events without an
+// insert_id would have nothing to collapse by. Plain MergeTree keeps each event once by
+// construction and sorts by what reporting filters on.
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { Readable } from 'node:stream';
+import { EVENT_COLUMNS } from '../duckdb.js';
+import type { LoadedEvent, StoredEvent } from '../types.js';
+import { rowBinaryEncoder } from './row-binary.js';
+
+/** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
+export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
+
+const TYPES: Record<string, string> = { INTEGER: 'Int32', BIGINT: 'Int64', DOUBLE: 'Float64', VARCHAR: 'String', JSON: 'String', BOOLEAN: 'UInt8' };
+/** Never NULL in a stored event; the sorting key's columns must not be Nullable on 18.16. */
+const NOT_NULL = new Set<string>(['app_id', 'event_type', 'time', 'server_upload_time', 'skip_user_properties_sync']);
+const JSON_COLUMNS = new Set(Object.keys(EVENT_COLUMNS).filter((name) => EVENT_COLUMNS[name as keyof StoredEvent] === 'JSON'));
+const BOOLEAN_COLUMNS = new Set(Object.keys(EVENT_COLUMNS).filter((name) => EVENT_COLUMNS[name as keyof StoredEvent] === 'BOOLEAN'));
+
+/** Column → ClickHouse type: EVENT_COLUMNS' order, then `svc_id` and `ingest_seq`. JSON is kept as its text. */
+export const CLICKHOUSE_EVENT_COLUMNS: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(EVENT_COLUMNS).map(([name, type]) => {
+      const base = TYPES[type];
+      if (!base) throw new Error(`No ClickHouse type for ${type}`);
+      return [name, NOT_NULL.has(name) ? base : `Nullable(${base})`];
+    }),
+  ),
+  svc_id: 'Nullable(Int64)',
+  ingest_seq: 'Int64',
+};
+const quote = (name: string) => `\`${name}\``;
+const selectList = [...Object.keys(EVENT_COLUMNS), 'svc_id'].map(quote).join(', ');
+const insertColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
+const encodeRows = rowBinaryEncoder(Object.values(CLICKHOUSE_EVENT_COLUMNS));
+
+/**
+ * Sorted by project, event type and time: reporting scans one project's events of one type
+ * (or a few) over a time range; months as partitions keep parts of old data apart.
+ */
+export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries(CLICKHOUSE_EVENT_COLUMNS)
+  .map(([name, type]) => `${quote(name)} ${type}`)
+  .join(', ')}) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(intDiv(time, 1000))) ORDER BY (app_id, event_type, time) SETTINGS index_granularity = 8192`;
+
+/**
+ * The schema, one step per version: a step's statements are idempotent (`IF NOT EXISTS`),
+ * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
+ */
+export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE]];
+
+const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
+
+export interface ClickHouseOptions {
+  /** The server's HTTP URL, e.g. `http://127.0.0.1:8123`. */
+  url: string;
+  /** Created if missing; `default` when not given. */
+  database?: string;
+}
+
+type Row = Record<string, unknown>;
+
+/** An event's values in the table's column order: JSON columns as their text, booleans as 0/1. */
+function valuesOf(event: ResolvedEvent): unknown[] {
+  return insertColumns.map((name) => {
+    const value = (event as unknown as Row)[name] ?? null;
+    return value !== null && JSON_COLUMNS.has(name) ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value;
+  });
+}
+
+function loadedEvent(row: Row): LoadedEvent {
+  for (const name of JSON_COLUMNS) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name] as string);
+  for (const name of BOOLEAN_COLUMNS) row[name] = row[name] === 1;
+  return row as unknown as LoadedEvent;
+}
+
+const integer = (value: number) => {
+  if (!Number.isSafeInteger(value)) throw new Error(`Not an integer: ${value}`);
+  return String(value);
+};
+
+export class ClickHouseEvents {
+  private constructor(private readonly client: ClickHouseClient) {}
+
+  /** Connects, creates the database if missing and brings the schema to the latest version. */
+  static async open(options: ClickHouseOptions): Promise<ClickHouseEvents> {
+    const database = options.database ?? 'default';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`Not a database name: ${database}`);
+    const settings = {
+      // 64-bit integers as JSON numbers (the values stored are below 2^53).
+      output_format_json_quote_64bit_integers: 0 as const,
+    };
+    const log = { level: ClickHouseLogLevel.OFF };
+    const bootstrap = createClient({ url: options.url, log });
+    try {
+      await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+    } finally {
+      await bootstrap.close();
+    }
+    const events = new ClickHouseEvents(createClient({ url: options.url, database, clickhouse_settings: settings, log }));
+    await events.migrate();
+    return events;
+  }
+
+  /** The schema version the database is at (0: nothing created yet). */
+  async schemaVersion(): Promise<number> {
+    const [row] = await this.query('SELECT max(version) AS version FROM schema_versions');
+    return Number(row?.version ?? 0);
+  }
+
+  private async migrate(): Promise<void> {
+    await this.client.command({ query: SCHEMA_VERSIONS });
+    for (let version = (await this.schemaVersion()) + 1; version <= MIGRATIONS.length; version++) {
+      for (const statement of MIGRATIONS[version - 1]!) await this.client.command({ query: statement });
+      await this.client.insert({ table: 'schema_versions', values: [{ version, applied_at: Date.now() }], format: 'JSONEachRow' });
+    }
+  }
+
+  /**
+   * Inserts events (already deduplicated and resolved) in one block, visible once this
+   * resolves. RowBinary, not JSONEachRow: 18.16 reads floats in text inexactly (row-binary.ts).
+   */
+  async insert(events: readonly ResolvedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const result = await this.client.exec({
+      query: `INSERT INTO events (${insertColumns.map(quote).join(', ')}) FORMAT RowBinary`,
+      values: Readable.from([encodeRows(events.map(valuesOf))]),
+    });
+    result.stream.resume();
+    await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
+  }
+
+  /** The project's events in ingestion order. */
+  async events(appId: number): Promise<LoadedEvent[]> {
+    const rows = await this.query(`SELECT ${selectList} FROM events WHERE app_id = ${integer(appId)} ORDER BY ingest_seq`);
+    return rows.map(loadedEvent);
+  }
+
+  /** Rows of a query (64-bit integers as numbers). */
+  async query(sql: string): Promise<Row[]> {
+    const rows: Row[] = [];
+    for await (const chunk of this.queryChunks(sql)) for (const row of chunk) rows.push(row);
+    return rows;
+  }
+
+  /** Rows of a large query, a chunk at a time as they arrive. */
+  async *queryChunks(sql: string): AsyncIterable<Row[]> {
+    const result = await this.client.query({ query: sql, format: 'JSONEachRow' });
+    for await (const rows of result.stream<Row>()) yield rows.map((row) => row.json());
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

@@ -1,0 +1,15 @@
+export interface ClickHouseServer {
+  /** HTTP URL, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** Native protocol port (clickhouse-client --port). */
+  tcpPort: number;
+  /** The temporary directory (config, data, logs). */
+  dir: string;
+  pid: number | undefined;
+  /** Milliseconds from the start until `SELECT 1` answered. */
+  startMs: number;
+  /** Ends the server and removes its directory (unless started with `keep`). */
+  stop(): Promise<void>;
+}
+
+export function startClickHouse(options?: { timeoutMs?: number; keep?: boolean }): Promise<ClickHouseServer>;

@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+// Starts Debian's clickhouse-server (18.16) for tests and local runs: in a fresh temporary
+// directory with its own minimal configuration (data, logs, users), HTTP and native TCP on
+// free loopback ports chosen at start and nothing on other interfaces. Resolves once
+// `SELECT 1` answers over HTTP.
+//
+//   node scripts/clickhouse/start.mjs      prints the HTTP URL, runs until interrupted
+//   import { startClickHouse } from '.../scripts/clickhouse/start.mjs'
+//   const { url, stop } = await startClickHouse();   (vitest globalSetup: see global-setup.mjs)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const SERVER = process.env.CLICKHOUSE_SERVER_BIN ?? '/usr/sbin/clickhouse-server';
+
+/** A port the kernel reports free on 127.0.0.1 (closed again before the server binds it). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const configXml = (dir, httpPort, tcpPort) => `<?xml version="1.0"?>
+<yandex>
+  <logger>
+    <level>warning</level>
+    <log>${dir}/log/clickhouse-server.log</log>
+    <errorlog>${dir}/log/clickhouse-server.err.log</errorlog>
+    <size>100M</size>
+    <count>2</count>
+  </logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>${httpPort}</http_port>
+  <tcp_port>${tcpPort}</tcp_port>
+  <path>${dir}/data/</path>
+  <tmp_path>${dir}/tmp/</tmp_path>
+  <user_files_path>${dir}/user_files/</user_files_path>
+  <format_schema_path>${dir}/format_schemas/</format_schema_path>
+  <users_config>${dir}/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <timezone>UTC</timezone>
+  <mark_cache_size>536870912</mark_cache_size>
+  <uncompressed_cache_size>536870912</uncompressed_cache_size>
+  <max_concurrent_queries>100</max_concurrent_queries>
+  <shutdown_wait_unfinished>0</shutdown_wait_unfinished>
+  <keep_alive_timeout>30</keep_alive_timeout>
+  <mlock_executable>false</mlock_executable>
+</yandex>
+`;
+
+const USERS_XML = `<?xml version="1.0"?>
+<yandex>
+  <profiles>
+    <default>
+      <max_memory_usage>4000000000</max_memory_usage>
+      <load_balancing>random</load_balancing>
+    </default>
+  </profiles>
+  <users>
+    <default>
+      <password></password>
+      <networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+      <profile>default</profile>
+      <quota>default</quota>
+    </default>
+  </users>
+  <quotas>
+    <default>
+      <interval><duration>3600</duration><queries>0</queries><errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval>
+    </default>
+  </quotas>
+</yandex>
+`;
+
+/** Whether `SELECT 1` answers; on a connection of its own, closed after (a kept-alive one delays the server's shutdown). */
+function answers(url) {
+  return new Promise((resolve) => {
+    const request = get(`${url}/?query=${encodeURIComponent('SELECT 1')}`, { agent: false, timeout: 1000 }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve(response.statusCode === 200 && body.trim() === '1'));
+      response.on('error', () => resolve(false));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+}
+
+/**
+ * Starts a server; resolves to its HTTP URL (`http://127.0.0.1:<port>`), the native TCP
+ * port, its directory and `stop()` (ends the process, removes the directory unless `keep`).
+ */
+export async function startClickHouse({ timeoutMs = 30_000, keep = false } = {}) {
+  const started = performance.now();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
+  for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
+  const [httpPort, tcpPort] = [await freePort(), await freePort()];
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
+  writeFileSync(join(dir, 'users.xml'), USERS_XML);
+  const child = spawn(SERVER, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    if (stderr.length < 20_000) stderr += chunk;
+  });
+  let exited = null;
+  // If this process exits first (not killed by a signal it cannot handle), the server goes with it.
+  const killOnExit = () => {
+    child.kill('SIGKILL');
+    cleanUp();
+  };
+  process.on('exit', killOnExit);
+  const exit = new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      process.off('exit', killOnExit);
+      resolve((exited = { code, signal }));
+    }),
+  );
+  const url = `http://127.0.0.1:${httpPort}`;
+  const cleanUp = () => {
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  };
+  const errorLog = () => {
+    const file = join(dir, 'log', 'clickhouse-server.err.log');
+    return existsSync(file) ? readFileSync(file, 'utf8').slice(-4000) : '';
+  };
+  while (!(await answers(url))) {
+    if (exited || performance.now() - started > timeoutMs) {
+      const why = exited ? `exited (${exited.code ?? exited.signal})` : `did not answer within ${timeoutMs} ms`;
+      const detail = `${stderr}\n${errorLog()}`.trim();
+      if (!exited) child.kill('SIGKILL');
+      await exit;
+      cleanUp();
+      throw new Error(`clickhouse-server ${why}${detail ? `:\n${detail}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const startMs = performance.now() - started;
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (!exited) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exit;
+        clearTimeout(killer);
+      }
+      cleanUp();
+    })());
+  return { url, tcpPort, dir, pid: child.pid, startMs, stop };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const server = await startClickHouse({ keep: process.argv.includes('--keep') });
+  console.log(server.url);
+  console.error(`clickhouse-server pid ${server.pid} in ${server.dir}, native TCP port ${server.tcpPort}, answered after ${Math.round(server.startMs)} ms`);
+  const stop = () => server.stop().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
