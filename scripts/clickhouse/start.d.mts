@@ -12,4 +12,11 @@ export interface ClickHouseServer {
   stop(): Promise<void>;
 }
 
-export function startClickHouse(options?: { timeoutMs?: number; keep?: boolean }): Promise<ClickHouseServer>;
+export function startClickHouse(options?: {
+  timeoutMs?: number;
+  keep?: boolean;
+  /** Clusters for Distributed tables: name → the native TCP ports of their shards (one server each, on 127.0.0.1). */
+  clusters?: Record<string, number[]>;
+  /** Settings of the default user's profile, e.g. `{ insert_distributed_sync: 1 }`. */
+  settings?: Record<string, string | number>;
+}): Promise<ClickHouseServer>;

@@ -30,7 +30,15 @@ function freePort() {
   });
 }
 
-const configXml = (dir, httpPort, tcpPort) => `<?xml version="1.0"?>
+/** `<remote_servers>`: each cluster's shards, one server each (native TCP ports on 127.0.0.1). */
+const remoteServersXml = (clusters) =>
+  Object.keys(clusters).length === 0
+    ? ''
+    : `<remote_servers>${Object.entries(clusters)
+        .map(([name, ports]) => `<${name}>${ports.map((port) => `<shard><replica><host>127.0.0.1</host><port>${port}</port></replica></shard>`).join('')}</${name}>`)
+        .join('')}</remote_servers>`;
+
+const configXml = (dir, httpPort, tcpPort, clusters) => `<?xml version="1.0"?>
 <yandex>
   <logger>
     <level>warning</level>
@@ -56,15 +64,17 @@ const configXml = (dir, httpPort, tcpPort) => `<?xml version="1.0"?>
   <shutdown_wait_unfinished>0</shutdown_wait_unfinished>
   <keep_alive_timeout>30</keep_alive_timeout>
   <mlock_executable>false</mlock_executable>
+  ${remoteServersXml(clusters)}
 </yandex>
 `;
 
-const USERS_XML = `<?xml version="1.0"?>
+const usersXml = (settings) => `<?xml version="1.0"?>
 <yandex>
   <profiles>
     <default>
       <max_memory_usage>4000000000</max_memory_usage>
       <load_balancing>random</load_balancing>
+      ${Object.entries(settings).map(([name, value]) => `<${name}>${value}</${name}>`).join('')}
     </default>
   </profiles>
   <users>
@@ -101,14 +111,16 @@ function answers(url) {
 /**
  * Starts a server; resolves to its HTTP URL (`http://127.0.0.1:<port>`), the native TCP
  * port, its directory and `stop()` (ends the process, removes the directory unless `keep`).
+ * `clusters` names clusters of other servers (their native TCP ports, a shard each) for
+ * Distributed tables; `settings` go into the default user's profile.
  */
-export async function startClickHouse({ timeoutMs = 30_000, keep = false } = {}) {
+export async function startClickHouse({ timeoutMs = 30_000, keep = false, clusters = {}, settings = {} } = {}) {
   const started = performance.now();
   const dir = mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
   for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
   const [httpPort, tcpPort] = [await freePort(), await freePort()];
-  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort));
-  writeFileSync(join(dir, 'users.xml'), USERS_XML);
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, clusters));
+  writeFileSync(join(dir, 'users.xml'), usersXml(settings));
   const child = spawn(SERVER, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
