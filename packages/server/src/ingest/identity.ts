@@ -2,10 +2,16 @@
 // a device that sends a `user_id` joins that user (reporting's SEMANTICS.md, "Users and
 // identity"). Resolution runs in ingestion order, in batches that the store commits or
 // drops together with the events they resolved.
+import { OffHeapKeys } from './off-heap-keys.js';
 
-/** A device's anonymous id and, once it sent a `user_id`, the user it belongs to. */
+/** A device's anonymous id and, once it sent a `user_id`, the `svc_id` of that user (as assigned: merges not applied). */
 export interface DeviceIdentity {
   svcId: number;
+  ownerSvcId: number | null;
+}
+
+/** A device of a batch, with its owner's `user_id` for the rows the store persists. */
+interface StagedDevice extends DeviceIdentity {
   owner: string | null;
 }
 
@@ -19,26 +25,29 @@ export interface IdentityRows {
 
 type PerProject<V> = Map<number, Map<string, V>>;
 
-function lookup<V>(maps: PerProject<V>[], appId: number, key: string): V | undefined {
-  for (const map of maps) {
-    const value = map.get(appId)?.get(key);
-    if (value !== undefined) return value;
-  }
-  return undefined;
-}
-
 function put<V>(map: PerProject<V>, appId: number, key: string, value: V): void {
   let project = map.get(appId);
   if (!project) map.set(appId, (project = new Map()));
   project.set(key, value);
 }
 
+// Value columns of the off-heap keys (svc_ids start at 1: 0 is no owner).
+const SVC_ID = 0;
+const OWNER_SVC_ID = 1;
+const NO_OWNER = 0;
+
+/**
+ * Every project's users and devices, off the JS heap (off-heap-keys.ts): as strings in Maps,
+ * 200,000 users made each major GC of the server take 55-100 ms.
+ */
 export class Identities {
-  readonly users: PerProject<number> = new Map();
-  readonly devices: PerProject<DeviceIdentity> = new Map();
+  /** (project, user_id) → svc_id. */
+  private readonly users = new OffHeapKeys(1);
+  /** (project, device_id) → svc_id, the owner's svc_id (or NO_OWNER). */
+  private readonly devices = new OffHeapKeys(2);
+  /** svc_id → its entry in `users` (svc_ids are unique across projects). */
+  private readonly userEntries = new Map<number, number>();
   readonly merged = new Map<number, number>();
-  /** user_id of each user's svc_id, per project. */
-  private readonly userIds = new Map<number, Map<number, string>>();
 
   constructor(public nextSvcId: number) {}
 
@@ -50,12 +59,18 @@ export class Identities {
 
   apply(rows: IdentityRows): void {
     for (const { appId, userId, svcId } of rows.users) {
-      put(this.users, appId, userId, svcId);
-      let names = this.userIds.get(appId);
-      if (!names) this.userIds.set(appId, (names = new Map()));
-      names.set(svcId, userId);
+      const found = this.users.find(appId, userId);
+      if (found >= 0) this.userEntries.delete(this.users.value(found, SVC_ID));
+      const entry = found >= 0 ? found : this.users.add(appId, userId);
+      this.users.setValue(entry, SVC_ID, svcId);
+      this.userEntries.set(svcId, entry);
     }
-    for (const { appId, deviceId, svcId, owner } of rows.devices) put(this.devices, appId, deviceId, { svcId, owner });
+    for (const { appId, deviceId, svcId, owner } of rows.devices) {
+      const found = this.devices.find(appId, deviceId);
+      const entry = found >= 0 ? found : this.devices.add(appId, deviceId);
+      this.devices.setValue(entry, SVC_ID, svcId);
+      this.devices.setValue(entry, OWNER_SVC_ID, owner === null ? NO_OWNER : (this.userSvcId(appId, owner) ?? NO_OWNER));
+    }
     for (const { from, to } of rows.merges) this.merged.set(from, to);
   }
 
@@ -68,40 +83,54 @@ export class Identities {
     return this.merged.get(svcId) ?? svcId;
   }
 
+  /** The `svc_id` assigned to a `user_id` (merges not applied). */
+  userSvcId(appId: number, userId: string): number | undefined {
+    const entry = this.users.find(appId, userId);
+    return entry < 0 ? undefined : this.users.value(entry, SVC_ID);
+  }
+
+  device(appId: number, deviceId: string): DeviceIdentity | undefined {
+    const entry = this.devices.find(appId, deviceId);
+    if (entry < 0) return undefined;
+    const owner = this.devices.value(entry, OWNER_SVC_ID);
+    return { svcId: this.devices.value(entry, SVC_ID), ownerSvcId: owner === NO_OWNER ? null : owner };
+  }
+
   userIdOf(appId: number, svcId: number): string | undefined {
-    return this.userIds.get(appId)?.get(svcId);
+    const entry = this.userEntries.get(svcId);
+    return entry !== undefined && this.users.appIdOf(entry) === appId ? this.users.keyOf(entry) : undefined;
   }
 
   /** Drops deleted users: their ids, and the devices that were theirs (later events start anew). */
   forget(appId: number, svcIds: Set<number>): void {
-    for (const [userId, svcId] of this.users.get(appId) ?? []) {
-      if (!svcIds.has(svcId)) continue;
-      this.users.get(appId)!.delete(userId);
-      this.userIds.get(appId)?.delete(svcId);
+    for (const svcId of svcIds) {
+      const entry = this.userEntries.get(svcId);
+      if (entry === undefined || this.users.appIdOf(entry) !== appId) continue;
+      this.users.remove(entry);
+      this.userEntries.delete(svcId);
     }
-    const users = this.users.get(appId);
-    for (const [deviceId, device] of this.devices.get(appId) ?? []) {
-      const owner = device.owner === null ? undefined : users?.get(device.owner);
-      if (svcIds.has(device.svcId) || (device.owner !== null && owner === undefined)) this.devices.get(appId)!.delete(deviceId);
+    for (let entry = this.devices.first; entry < this.devices.end; entry++) {
+      if (!this.devices.isLive(entry) || this.devices.appIdOf(entry) !== appId) continue;
+      const owner = this.devices.value(entry, OWNER_SVC_ID);
+      if (svcIds.has(this.devices.value(entry, SVC_ID)) || (owner !== NO_OWNER && !this.userEntries.has(owner))) this.devices.remove(entry);
     }
   }
 
   /** The `svc_id` of a `user_id`, else of a `device_id` (its user's when it has one). */
   svcIdOf(appId: number, userOrDeviceId: string): number | undefined {
-    return this.users.get(appId)?.get(userOrDeviceId) ?? this.svcIdOfDevice(appId, userOrDeviceId);
+    return this.userSvcId(appId, userOrDeviceId) ?? this.svcIdOfDevice(appId, userOrDeviceId);
   }
 
   /** The `svc_id` of a `device_id`: its user's when it has one. */
   svcIdOfDevice(appId: number, deviceId: string): number | undefined {
-    const device = this.devices.get(appId)?.get(deviceId);
-    if (!device) return undefined;
-    return this.canonical(device.owner === null ? device.svcId : this.users.get(appId)!.get(device.owner)!);
+    const device = this.device(appId, deviceId);
+    return device && this.canonical(device.ownerSvcId ?? device.svcId);
   }
 }
 
 export class IdentityBatch {
   private readonly users: PerProject<number> = new Map();
-  private readonly devices: PerProject<DeviceIdentity> = new Map();
+  private readonly devices: PerProject<StagedDevice> = new Map();
   private readonly merges = new Map<number, number>();
   private nextSvcId: number;
 
@@ -110,11 +139,11 @@ export class IdentityBatch {
   }
 
   private user(appId: number, userId: string): number | undefined {
-    return lookup([this.users, this.base.users], appId, userId);
+    return this.users.get(appId)?.get(userId) ?? this.base.userSvcId(appId, userId);
   }
 
   private device(appId: number, deviceId: string): DeviceIdentity | undefined {
-    return lookup([this.devices, this.base.devices], appId, deviceId);
+    return this.devices.get(appId)?.get(deviceId) ?? this.base.device(appId, deviceId);
   }
 
   private newSvcId(): number {
@@ -125,7 +154,7 @@ export class IdentityBatch {
   resolve(appId: number, userId: string | null, deviceId: string | null): number | null {
     if (userId !== null) {
       const device = deviceId === null ? undefined : this.device(appId, deviceId);
-      const anonymous = device !== undefined && device.owner === null ? device.svcId : undefined;
+      const anonymous = device !== undefined && device.ownerSvcId === null ? device.svcId : undefined;
       let svcId = this.user(appId, userId);
       if (svcId === undefined) {
         svcId = anonymous ?? this.newSvcId();
@@ -133,13 +162,16 @@ export class IdentityBatch {
       } else if (anonymous !== undefined && this.canonical(anonymous) !== svcId) {
         this.merges.set(anonymous, svcId);
       }
-      if (deviceId !== null && device?.owner !== userId) put(this.devices, appId, deviceId, { svcId: device?.svcId ?? svcId, owner: userId });
+      // A user's svc_id is its own: the device belongs to this user exactly when it holds this svc_id as owner.
+      if (deviceId !== null && device?.ownerSvcId !== svcId) put(this.devices, appId, deviceId, { svcId: device?.svcId ?? svcId, ownerSvcId: svcId, owner: userId });
       return svcId;
     }
     if (deviceId === null) return null;
-    let device = this.device(appId, deviceId);
-    if (!device) put(this.devices, appId, deviceId, (device = { svcId: this.newSvcId(), owner: null }));
-    return device.owner === null ? device.svcId : this.user(appId, device.owner)!;
+    const device = this.device(appId, deviceId);
+    if (device) return device.ownerSvcId ?? device.svcId;
+    const svcId = this.newSvcId();
+    put(this.devices, appId, deviceId, { svcId, ownerSvcId: null, owner: null });
+    return svcId;
   }
 
   /** The id an `svc_id` counts as once merges are applied (those of this batch included). */

@@ -510,7 +510,7 @@ export class DuckDbEngine implements Engine {
   }
 
   svcIdOfUser(appId: number, userId: string): number | undefined {
-    return this.identities.users.get(appId)?.get(userId);
+    return this.identities.userSvcId(appId, userId);
   }
 
   userIdOfSvcId(appId: number, svcId: number): string | undefined {
@@ -604,7 +604,7 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => {
       const views = new Map<string, UserMappingView>();
       for (const userId of userIds) {
-        const svcId = this.identities.users.get(appId)?.get(userId);
+        const svcId = this.identities.userSvcId(appId, userId);
         if (svcId === undefined) continue;
         const mapped = async (sql: string) =>
           (await this.rows(sql, [appId, svcId])).map((r) => ({ svcId: Number(r.svc_id), userId: r.user_id as string }));
