@@ -148,6 +148,9 @@ export class ClickHouseDialect implements Dialect {
   /** toFloat64OrNull parses with 18.16's fast float parser (see the header: may be 1 ulp off). */
   number = (text: string) => `toFloat64OrNull(${text})`;
   integer = (expression: string) => `toInt64(${expression})`;
+  double = (expression: string) => `toFloat64(${expression})`;
+  /** Tuples, so that groupArray keeps NULL values; sorted by the tuple of the order keys. */
+  orderedList = (value: string, orderBy: string[]) => `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray(tuple(${value}, tuple(${orderBy.join(', ')})))))`;
 
   /**
    * No grouping sets on 18.16: the per-bucket and the whole-range aggregates are two GROUP BYs

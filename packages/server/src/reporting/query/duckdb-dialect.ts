@@ -35,8 +35,12 @@ export interface Dialect {
   valueAtMax(value: string, key: string): string;
   /** The number a text is (a double), NULL when it is not a number. */
   number(text: string): string;
-  /** A whole-number double as an integer. */
+  /** A whole-number double (or a boolean, as 0 or 1) as an integer. */
   integer(expression: string): string;
+  /** A number as a double. */
+  double(expression: string): string;
+  /** Aggregate: the list of a value's values, NULLs included, in the order of `orderBy` (unique per row). */
+  orderedList(value: string, orderBy: string[]): string;
   /**
    * A SELECT of `bucket, <groups>, <aggregates' names>, whole`: the aggregates per bucket and groups
    * (`whole` 0, `bucket` the bucket's label), and per groups over every bucket (`whole` 1,
@@ -198,6 +202,14 @@ export class DuckDbDialect implements Dialect {
 
   integer(expression: string): string {
     return `(${expression})::INTEGER`;
+  }
+
+  double(expression: string): string {
+    return `(${expression})::DOUBLE`;
+  }
+
+  orderedList(value: string, orderBy: string[]): string {
+    return `list(${value} ORDER BY ${orderBy.join(', ')})`;
   }
 
   /** Grouping sets: one pass over the source. */
