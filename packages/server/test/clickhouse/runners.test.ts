@@ -115,6 +115,7 @@ describe.each(ZONES)('project time zone %s', (timeZone) => {
     ['three steps, two-day window', [selector('A'), selector('B'), selector('C')], 2 * 86_400, undefined],
     ['by a property, a condition, a one-day window', [selector('A'), selector('B', [{ property: event('step_index'), op: 'less', values: ['2'] }]), selector('C')], 86_400, event('step_index')],
     ['noise then a step, by country', [selector('View Item'), selector('A')], 30 * 86_400, { kind: 'builtIn', name: 'country' }],
+    ['by a property that is often missing', [selector('View Item'), selector('Search')], 7 * 86_400, event('category')],
   ] as const)('unordered funnel: %s', async (_, steps, windowSeconds, groupBy) => {
     const query = { range, steps: [...steps], mode: 'unordered' as const, windowSeconds, segment: [], groupBy: groupBy as PropertyRef | undefined, limit: 10 };
     await agree(timeZone, (ctx) => funnel(ctx, query), (answer) => answer.groups.some((g) => g.total.reached.at(-1)! > 0 && g.byDay.some((d) => d.reached[0]! > 0)));
