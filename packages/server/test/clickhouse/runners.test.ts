@@ -24,15 +24,20 @@ const DAY = 86_400_000;
 // Within the 40 days from Feb 20: New York changes to summer time on Mar 8.
 const ZONES = ['UTC', 'America/New_York'];
 const NOW = START + 17 * DAY + 15 * 3_600_000;
+// A larger dataset and the time of each question on each engine (printed at the end):
+// CH_RUNNERS_USERS=20000 CH_RUNNERS_TIMING=1 npx vitest run test/clickhouse/runners.test.ts --testTimeout=600000
+const USERS = Number(process.env.CH_RUNNERS_USERS ?? 400);
+const timings: [string, number, number][] = [];
 
 let engines: Engines;
 
 beforeAll(async () => {
-  engines = await loadEngines(generateEvents({ users: 400, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY)), 'runners');
-}, 120_000);
+  engines = await loadEngines(generateEvents({ users: USERS, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY)), 'runners');
+}, 1_200_000);
 
 afterAll(async () => {
   await engines?.close();
+  if (process.env.CH_RUNNERS_TIMING) console.log(`question\tDuckDB ms\tClickHouse ms\n${timings.map((t) => t.join('\t')).join('\n')}`);
 });
 
 function contexts(timeZone: string): [RunnerContext, RunnerContext] {
@@ -46,9 +51,14 @@ function contexts(timeZone: string): [RunnerContext, RunnerContext] {
 /** Both engines' answers to one question: equal, and not empty. */
 async function agree<T>(timeZone: string, ask: (ctx: RunnerContext) => Promise<T>, nonEmpty: (answer: T) => boolean): Promise<T> {
   const [onDuck, onClickHouse] = contexts(timeZone);
+  let start = performance.now();
   const expected = await ask(onDuck!);
+  const duckMs = performance.now() - start;
   expect(nonEmpty(expected), 'the DuckDB answer has data').toBe(true);
-  expect(await ask(onClickHouse!)).toEqual(expected);
+  start = performance.now();
+  const actual = await ask(onClickHouse!);
+  timings.push([expect.getState().currentTestName ?? '', Math.round(duckMs), Math.round(performance.now() - start)]);
+  expect(actual).toEqual(expected);
   return expected;
 }
 
