@@ -2,19 +2,16 @@
 // on loopback): the events read back alike, and segmentation-style scans printed by each
 // engine's dialect (uniques and totals per bucket of one event type, grouped by an event or
 // built-in property, with conditions, in several time zones and intervals) answer alike.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
+import type { ClickHouseServer } from '../../../../scripts/clickhouse/start.mjs';
 import { ClickHouseDialect } from '../../src/reporting/query/clickhouse-dialect.js';
 import { type Dialect, DuckDbDialect } from '../../src/reporting/query/duckdb-dialect.js';
 import type { EventScan, PropertyRef } from '../../src/reporting/query/model.js';
 import { bucketLabels, type Interval, reportRange } from '../../src/reporting/time.js';
-import { ClickHouseEvents, type ResolvedEvent } from '../../src/store/clickhouse/events.js';
-import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
-import type { StoredEvent } from '../../src/store/types.js';
+import { ClickHouseEvents } from '../../src/store/clickhouse/events.js';
+import type { DuckDbEngine } from '../../src/store/duckdb.js';
 import { generateEvents, type UploadEvent } from '../reporting/dataset.js';
+import { type Engines, loadEngines, stored } from './engines.js';
 
 const APP = 7;
 const START = Date.UTC(2026, 1, 20);
@@ -22,17 +19,11 @@ const DAY = 86_400_000;
 // 40 days from Feb 20: New York (Mar 8) and Berlin (Mar 29) change to summer time inside.
 const DAYS: [string, string] = ['20260220', '20260331'];
 
+let engines: Engines;
 let clickhouse: ClickHouseServer;
 let ch: ClickHouseEvents;
 let duck: DuckDbEngine;
-let dir: string;
 let uploads: UploadEvent[];
-
-/** An upload as stored after the ingestion rules (the fields this dataset uses). */
-function stored(upload: UploadEvent, index: number): StoredEvent {
-  const event = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null])) as unknown as StoredEvent;
-  return { ...event, ...upload, app_id: APP, server_upload_time: START + 50 * DAY + index, skip_user_properties_sync: false, event_id: upload.user_id === 'edge-4' ? Number.MAX_SAFE_INTEGER : null } as StoredEvent;
-}
 
 /** Events whose property names and values need escaping, and a nested key (see the limits test). */
 const EDGE_EVENTS: UploadEvent[] = [
@@ -45,25 +36,14 @@ const EDGE_EVENTS: UploadEvent[] = [
 ];
 
 beforeAll(async () => {
-  clickhouse = await startClickHouse();
-  dir = mkdtempSync(join(tmpdir(), 'svc-ch-agreement-'));
-  duck = await DuckDbEngine.open(dir);
   uploads = [...generateEvents({ users: 400, startMs: START, days: 40 }), ...EDGE_EVENTS];
-  const segment = join(dir, 'segment-1.jsonl');
-  writeFileSync(segment, `${uploads.map((upload, i) => duck.journalLine(stored(upload, i))).join('\n')}\n`);
-  await duck.loadSegment(segment, 'segment-1');
-  // The resolved events as DuckDB holds them (svc_id and ingestion order), into ClickHouse.
-  const loaded = await duck.events(APP);
-  const order = await duck.query(`SELECT ingest_seq FROM events WHERE app_id = ${APP} ORDER BY ingest_seq`);
-  ch = await ClickHouseEvents.open({ url: clickhouse.url, database: 'agreement' });
-  await ch.insert(loaded.map((event, i): ResolvedEvent => ({ ...event, ingest_seq: order[i]!.ingest_seq as number })));
+  const events = uploads.map((upload, i) => ({ ...stored(upload, i, APP, START + 50 * DAY), event_id: upload.user_id === 'edge-4' ? Number.MAX_SAFE_INTEGER : null }));
+  engines = await loadEngines(events, 'agreement');
+  ({ clickhouse, ch, duck } = engines);
 }, 120_000);
 
 afterAll(async () => {
-  await ch?.close();
-  await duck?.close();
-  await clickhouse?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await engines?.close();
 });
 
 test('the schema is created once and recorded', async () => {

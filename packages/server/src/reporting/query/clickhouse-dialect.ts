@@ -23,7 +23,7 @@
 // properties at event time (profile versions), `start_version` and `paying` (user history),
 // cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16).
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
-import type { Dialect } from './duckdb-dialect.js';
+import type { Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
@@ -51,6 +51,9 @@ const SPECIAL_EVENT_TYPES = new Map([
   ['_active', ACTIVE],
   ['revenue_amount', 'e.revenue IS NOT NULL'],
 ]);
+
+/** The columns of every scan, before its bucket, properties and flags. */
+const SCAN_COLUMNS = ['svc_id', 'time', 'ingest_seq', 'event_type', 'session_id', 'active'];
 
 export class ClickHouseUnsupported extends Error {}
 
@@ -135,6 +138,48 @@ export class ClickHouseDialect implements Dialect {
   /** Time, then ingestion: a tuple (compared element by element; argMax takes it) for want of 128-bit integers. */
   timeOrderKey(time: string, ingestSeq: string): string {
     return `tuple(${time}, ${ingestSeq})`;
+  }
+
+  /** uniqExact: `uniq` and `count(DISTINCT)` under other settings are approximate. */
+  distinctCount = (expression: string) => `uniqExact(${expression})`;
+  countWhere = (condition: string) => `countIf(${condition})`;
+  anyOf = (condition: string) => `max(${condition})`;
+  valueAtMax = (value: string, key: string) => `argMax(${value}, ${key})`;
+  /** toFloat64OrNull parses with 18.16's fast float parser (see the header: may be 1 ulp off). */
+  number = (text: string) => `toFloat64OrNull(${text})`;
+  integer = (expression: string) => `toInt64(${expression})`;
+  double = (expression: string) => `toFloat64(${expression})`;
+  /** Tuples, so that groupArray keeps NULL values; sorted by the tuple of the order keys. */
+  orderedList = (value: string, orderBy: string[]) => `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray(tuple(${value}, tuple(${orderBy.join(', ')})))))`;
+
+  /**
+   * No grouping sets on 18.16: the per-bucket and the whole-range aggregates are two GROUP BYs
+   * joined by UNION ALL (two passes). The label is made outside the GROUP BY: an alias named
+   * like a column it reads would be a cycle here.
+   */
+  perBucketAndWhole({ source, interval, groups, aggregates, where }: PerBucketAndWhole): string {
+    const names = Object.keys(aggregates);
+    const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
+    const grouped = (keys: string[], whole: 0 | 1) =>
+      `SELECT ${[...keys, ...values].join(', ')}, ${whole} AS whole FROM ${source} AS s WHERE ${where ?? '1'}${keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : ''}`;
+    const outer = (bucket: string, keys: string[], whole: 0 | 1) => `SELECT ${bucket} AS bucket, ${[...groups, ...names, 'whole'].join(', ')} FROM (${grouped(keys, whole)})`;
+    return `SELECT * FROM (${outer(this.bucketLabel('bucket', interval), ['bucket', ...groups], 0)} UNION ALL ${outer('NULL', groups, 1)})`;
+  }
+
+  /** No VALUES tables and no EXCLUDE on 18.16: each row's targets are an array of its bucket, joined out. */
+  rebucketed(scan: EventScan, sql: string, windows: [string, string][]): string {
+    const targets = new Map<string, string[]>();
+    for (const [bucket, target] of windows) targets.set(bucket, [...(targets.get(bucket) ?? []), target]);
+    const buckets = [...targets.keys()];
+    const columns = [...SCAN_COLUMNS, ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)].join(', ');
+    const array = (labels: string[]) => `[${labels.map((label) => this.bucketOf(label)).join(', ')}]`;
+    const target = `arrayJoin(arrayElement([${buckets.map((b) => array(targets.get(b)!)).join(', ')}], indexOf(${array(buckets)}, source_bucket)))`;
+    return `SELECT ${columns}, ${target} AS bucket FROM (SELECT ${columns}, bucket AS source_bucket FROM (${sql}))`;
+  }
+
+  /** No correlated subqueries on 18.16: a tuple IN. */
+  userInBucketOf(sql: string): string {
+    return `(svc_id, bucket) IN (SELECT svc_id, bucket FROM (${sql}))`;
   }
 
   eventTypes(appId: number): string {

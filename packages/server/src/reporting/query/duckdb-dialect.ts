@@ -25,6 +25,45 @@ export interface Dialect {
   string(value: string): string;
   /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
   timeOrderKey(time: string, ingestSeq: string): string;
+  /** Aggregate: the exact number of distinct non-null values of an expression. */
+  distinctCount(expression: string): string;
+  /** Aggregate: the number of rows for which a condition holds. */
+  countWhere(condition: string): string;
+  /** Aggregate: whether a condition holds for some row. */
+  anyOf(condition: string): string;
+  /** Aggregate: the value of the row with the largest key. */
+  valueAtMax(value: string, key: string): string;
+  /** The number a text is (a double), NULL when it is not a number. */
+  number(text: string): string;
+  /** A whole-number double (or a boolean, as 0 or 1) as an integer. */
+  integer(expression: string): string;
+  /** A number as a double. */
+  double(expression: string): string;
+  /** Aggregate: the list of a value's values, NULLs included, in the order of `orderBy` (unique per row). */
+  orderedList(value: string, orderBy: string[]): string;
+  /**
+   * A SELECT of `bucket, <groups>, <aggregates' names>, whole`: the aggregates per bucket and groups
+   * (`whole` 0, `bucket` the bucket's label), and per groups over every bucket (`whole` 1,
+   * `bucket` NULL), of the rows of `source` (a parenthesized relation, alias `s`) that meet `where`.
+   */
+  perBucketAndWhole(query: PerBucketAndWhole): string;
+  /**
+   * A SELECT of the scan's rows (`sql`, printed from `scan`, with buckets) that counts each row
+   * towards other buckets: once per `(bucket, target)` pair of its bucket, its `bucket` the target.
+   */
+  rebucketed(scan: EventScan, sql: string, windows: [string, string][]): string;
+  /** A condition on a row of a scan with buckets (alias `s`): its user has a row of the same bucket in the scan `sql`. */
+  userInBucketOf(sql: string): string;
+}
+
+export interface PerBucketAndWhole {
+  /** A parenthesized relation with a `bucket` column and the group columns. */
+  source: string;
+  interval: Interval;
+  groups: string[];
+  /** Aggregate expressions by their column names. */
+  aggregates: Record<string, string>;
+  where?: string;
 }
 
 const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -139,6 +178,54 @@ export class DuckDbDialect implements Dialect {
             ? ['e.revenue IS NOT NULL']
             : [`e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`];
     return [...type, ...conditions.map((c) => this.condition(c))];
+  }
+
+  distinctCount(expression: string): string {
+    return `count(DISTINCT ${expression})`;
+  }
+
+  countWhere(condition: string): string {
+    return `count(*) FILTER (WHERE ${condition})`;
+  }
+
+  anyOf(condition: string): string {
+    return `bool_or(${condition})`;
+  }
+
+  valueAtMax(value: string, key: string): string {
+    return `arg_max(${value}, ${key})`;
+  }
+
+  number(text: string): string {
+    return `TRY_CAST(${text} AS DOUBLE)`;
+  }
+
+  integer(expression: string): string {
+    return `(${expression})::INTEGER`;
+  }
+
+  double(expression: string): string {
+    return `(${expression})::DOUBLE`;
+  }
+
+  orderedList(value: string, orderBy: string[]): string {
+    return `list(${value} ORDER BY ${orderBy.join(', ')})`;
+  }
+
+  /** Grouping sets: one pass over the source. */
+  perBucketAndWhole({ source, interval, groups, aggregates, where }: PerBucketAndWhole): string {
+    const sets = `(${['bucket', ...groups].join(', ')}), (${groups.join(', ')})`;
+    const names = Object.keys(aggregates);
+    const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
+    return `SELECT ${this.bucketLabel('bucket', interval)} AS bucket, ${[...groups, ...names, 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups, ...values].join(', ')}, grouping(bucket) AS whole FROM ${source} s WHERE ${where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`;
+  }
+
+  rebucketed(_scan: EventScan, sql: string, windows: [string, string][]): string {
+    return `SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${sql}) s JOIN (VALUES ${windows.map(([b, t]) => `(${this.bucketOf(b)}, ${this.bucketOf(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket`;
+  }
+
+  userInBucketOf(sql: string): string {
+    return `EXISTS (SELECT 1 FROM (${sql}) a WHERE a.bucket = s.bucket AND a.svc_id = s.svc_id)`;
   }
 
   /** Exact: `ingest_seq` is below 2^63 - 1. One HUGEINT compares much faster than a struct in arg_max. */

@@ -1,6 +1,7 @@
 // Aggregates of a scan per bucket and group, and over the whole range, in one pass
-// (grouping sets): distinct users, events, and sums, counts, minima and maxima of a numeric
+// (grouping sets where the engine has them): distinct users, events, and sums, counts, minima and maxima of a numeric
 // property (the scan's last property column).
+import type { Dialect } from '../query/duckdb-dialect.js';
 import type { EventScan } from '../query/model.js';
 import { type RunnerContext, groupColumns, groupsOf } from './context.js';
 
@@ -12,11 +13,11 @@ export interface Counts {
 }
 
 /** SQL of each measure; property measures read the numeric value of `p<last>` (non-numbers ignored). */
-function aggregateSql(measure: Measure, valueColumn: string): string {
-  const number = `TRY_CAST(${valueColumn} AS DOUBLE)`;
+function aggregateSql(dialect: Dialect, measure: Measure, valueColumn: string): string {
+  const number = dialect.number(valueColumn);
   switch (measure) {
     case 'uniques':
-      return 'count(DISTINCT svc_id)';
+      return dialect.distinctCount('svc_id');
     case 'totals':
       return 'count(*)';
     case 'propsum':
@@ -40,16 +41,14 @@ export interface CountOptions {
 
 export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measure, options: CountOptions = {}): Promise<Counts> {
   const groups = groupColumns(options.groupCount ?? scan.properties.length);
-  const aggregate = aggregateSql(measure, `p${scan.properties.length - 1}`);
   const { dialect } = ctx;
-  const source = options.windows
-    ? `(SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${dialect.scan(scan)}) s JOIN (VALUES ${options.windows.map(([b, t]) => `(${dialect.bucketOf(b)}, ${dialect.bucketOf(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket)`
-    : `(${dialect.scan(scan)})`;
-  const sets = `(${['bucket', ...groups].join(', ')}), (${groups.join(', ')})`;
-  const sql = `SELECT ${dialect.bucketLabel('bucket', scan.interval!)} AS bucket, ${[...groups, 'n', 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups].join(', ')}, ${aggregate} AS n, grouping(bucket) AS whole FROM ${source} s WHERE ${options.where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`;
+  const aggregate = aggregateSql(dialect, measure, `p${scan.properties.length - 1}`);
+  const sql = dialect.scan(scan);
+  const source = `(${options.windows ? dialect.rebucketed(scan, sql, options.windows) : sql})`;
+  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate }, where: options.where });
   const result: Counts = { perBucket: [], collapsed: [] };
   // Bucket × group rows can be many (30 days × 1000 groups): read a chunk at a time.
-  for await (const rows of ctx.queryChunks(sql)) {
+  for await (const rows of ctx.queryChunks(query)) {
     for (const row of rows) {
       const entry = { groups: groupsOf(row, groups.length), value: row.n as number };
       if (row.whole) result.collapsed.push(entry);

@@ -78,12 +78,14 @@ const windowMsOf = (query: FunnelQuery) => (query.mode === 'unordered' ? Math.fl
 const firstStepOf = (query: FunnelQuery) => `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${query.steps.length} END`;
 
 function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
+  const { dialect } = ctx;
   const scan = stepsScan(ctx, query, windowMs);
-  const mask = query.steps.map((_, k) => `(f${k}::INTEGER << ${k})`).join(' + ');
-  const order = 'ORDER BY time, first_step, ingest_seq';
-  return `SELECT svc_id, list(time::DOUBLE ${order}) AS times, list(mask ${order}) AS masks, list(f0 AND time < ${query.range.endMs} ${order}) AS entries,
-      list(${ctx.dialect.bucketLabel('bucket', 'day')} ${order}) AS days, list(${query.groupBy ? 'p0' : 'NULL::VARCHAR'} ${order}) AS groups
-    FROM (SELECT *, ${mask} AS mask, ${firstStepOf(query)} AS first_step FROM (${scan})) GROUP BY svc_id HAVING bool_or(f0 AND time < ${query.range.endMs})`;
+  const mask = query.steps.map((_, k) => `${dialect.integer(`f${k}`)} * ${2 ** k}`).join(' + ');
+  const list = (value: string) => dialect.orderedList(value, ['time', 'first_step', 'ingest_seq']);
+  const entry = `f0 AND time < ${query.range.endMs}`;
+  return `SELECT svc_id, ${list(dialect.double('time'))} AS times, ${list('mask')} AS masks, ${list(entry)} AS entries,
+      ${list(dialect.bucketLabel('bucket', 'day'))} AS days, ${list(query.groupBy ? 'p0' : "nullif('', '')")} AS groups
+    FROM (SELECT *, ${mask} AS mask, ${firstStepOf(query)} AS first_step FROM (${scan})) GROUP BY svc_id HAVING ${dialect.anyOf(entry)}`;
 }
 
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {

@@ -59,7 +59,7 @@ export async function segmentation(ctx: RunnerContext, query: SegmentationQuery)
     const groupCount = grouped ? query.groupBy.length : 0;
     const properties = measured ? [...query.groupBy.slice(0, groupCount), query.groupBy[0]!] : query.groupBy.slice(0, groupCount);
     const scan = (range: ReportRange): EventScan => ({ ...base, range, selector: query.events[event]!, properties });
-    const where = query.activeUsersOnly ? `EXISTS (SELECT 1 FROM (${activeUsers(extended)}) a WHERE a.bucket = s.bucket AND a.svc_id = s.svc_id)` : undefined;
+    const where = query.activeUsersOnly ? ctx.dialect.userInBucketOf(activeUsers(extended)) : undefined;
     const options = { groupCount, where };
     const perBucket = await counts(ctx, scan(extended), what, { ...options, windows });
     const whole = windows || reach > 0 ? await counts(ctx, scan(query.range), what, options) : perBucket;
@@ -130,16 +130,17 @@ async function histogram(ctx: RunnerContext, query: SegmentationQuery): Promise<
   const property = query.groupBy[0];
   if (!property) throw new SegmentationError('m=histogram measures the first group-by property of e: give e a group_by');
   const scan = ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range: query.range, segment: query.segment, selector: query.events[0]!, properties: [property] });
-  const values = `(SELECT svc_id, TRY_CAST(p0 AS DOUBLE) AS v FROM (${scan}) WHERE TRY_CAST(p0 AS DOUBLE) IS NOT NULL)`;
+  const { dialect } = ctx;
+  const values = `(SELECT svc_id, ${dialect.number('p0')} AS v FROM (${scan}) WHERE ${dialect.number('p0')} IS NOT NULL)`;
   const [bounds] = await ctx.query(`SELECT min(v) AS low, max(v) AS high FROM ${values}`);
   if (bounds?.low === null || bounds?.low === undefined) return { xValues: [], series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values: [], collapsed: 0 }] };
   const low = bounds.low as number;
   const width = ((bounds.high as number) - low) / HISTOGRAM_BINS || 1;
   const bins = (bounds.high as number) === low ? 1 : HISTOGRAM_BINS;
-  const rows = await ctx.query(`SELECT least(floor((v - ${low}) / ${width}), ${bins - 1})::INTEGER AS bin, count(DISTINCT svc_id) AS users FROM ${values} GROUP BY bin`);
+  const rows = await ctx.query(`SELECT ${dialect.integer(`least(floor((v - ${low}) / ${width}), ${bins - 1})`)} AS bin, ${dialect.distinctCount('svc_id')} AS users FROM ${values} GROUP BY bin`);
   const users = new Map(rows.map((r) => [r.bin as number, r.users as number]));
   const edges = Array.from({ length: bins + 1 }, (_, i) => low + i * width);
-  const [total] = await ctx.query(`SELECT count(DISTINCT svc_id) AS users FROM ${values}`);
+  const [total] = await ctx.query(`SELECT ${dialect.distinctCount('svc_id')} AS users FROM ${values}`);
   return {
     xValues: edges.slice(0, -1).map((from, i) => `${from}-${edges[i + 1]}`),
     series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values: edges.slice(0, -1).map((_, i) => users.get(i) ?? 0), collapsed: total?.users as number }],

@@ -13,14 +13,14 @@ function sessionsSql(ctx: RunnerContext, range: ReportRange, daily = false): str
   // The bucket is the session's start: computed once per session, after grouping.
   const bucket = daily ? `${ctx.dialect.bucket('day', ctx.timeZone, 'session_id', range.startMs, range.endMs)} AS bucket, ` : '';
   return `SELECT svc_id, session_id, ${bucket}least(max(time) - session_id, ${MAX_SESSION_MS}) AS length_ms
-    FROM (${scan}) s WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING bool_or(active)`;
+    FROM (${scan}) s WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING ${ctx.dialect.anyOf('active')}`;
 }
 
 /** Sessions per bin `[edges[i], edges[i+1])` (ms), the last one holding its upper edge too; labels `<a>s-<b>s`. */
 export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edges: number[]): Promise<{ xValues: string[]; counts: number[] }> {
   const bins = edges.slice(0, -1).map((from, i) => [from, edges[i + 1]!] as const);
   const [row] = await ctx.query(
-    `SELECT ${bins.map(([from, to], i) => `count(*) FILTER (WHERE length_ms >= ${from} AND length_ms ${i === bins.length - 1 ? '<=' : '<'} ${to}) AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
+    `SELECT ${bins.map(([from, to], i) => `${ctx.dialect.countWhere(`length_ms >= ${from} AND length_ms ${i === bins.length - 1 ? '<=' : '<'} ${to}`)} AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
   );
   const seconds = (ms: number) => String(Math.round(ms / 1000 * 1000) / 1000);
   return { xValues: bins.map(([from, to]) => `${seconds(from)}s-${seconds(to)}s`), counts: bins.map((_, i) => Number(row?.[`b${i}`] ?? 0)) };
@@ -29,26 +29,20 @@ export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edg
 /** Per day, and over the whole range (`collapsed`): average session length in seconds, or sessions per active user. */
 export async function dailySessions(ctx: RunnerContext, range: ReportRange, measure: 'averageLength' | 'perUser'): Promise<SeriesResult> {
   const xValues = bucketLabels(range, 'day');
-  const sessions = await ctx.query(
-    `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(*) AS sessions, sum(length_ms) AS length_ms FROM (${sessionsSql(ctx, range, true)}) GROUP BY GROUPING SETS ((bucket), ())`,
-  );
+  const { dialect } = ctx;
+  // The whole range is the row with `whole` set (its bucket NULL).
+  const perDay = async (source: string, aggregates: Record<string, string>, where?: string) =>
+    new Map((await ctx.query(dialect.perBucketAndWhole({ source: `(${source})`, interval: 'day', groups: [], aggregates, where }))).map((r) => [r.whole ? null : (r.bucket as string), r]));
+  const byBucket = await perDay(sessionsSql(ctx, range, true), { sessions: 'count(*)', total_ms: 'sum(length_ms)' });
   const active =
     measure === 'perUser'
-      ? new Map(
-          (
-            await ctx.query(
-              `SELECT ${ctx.dialect.bucketLabel('bucket', 'day')} AS bucket, count(DISTINCT svc_id) AS users FROM (${ctx.dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' })}) WHERE active GROUP BY GROUPING SETS ((bucket), ())`,
-            )
-          ).map((r) => [r.bucket as string | null, r.users as number]),
-        )
+      ? await perDay(dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' }), { users: dialect.distinctCount('svc_id') }, 'active')
       : undefined;
-  const byBucket = new Map(sessions.map((r) => [r.bucket as string | null, r]));
-  // The row of the empty grouping set (bucket NULL) holds the whole range.
   const valueOf = (bucket: string | null) => {
     const row = byBucket.get(bucket);
     if (!row || Number(row.sessions) === 0) return 0;
-    if (active) return Number(row.sessions) / (active.get(bucket) ?? Number(row.sessions));
-    return Number(row.length_ms) / Number(row.sessions) / 1000;
+    if (active) return Number(row.sessions) / Number(active.get(bucket)?.users ?? row.sessions);
+    return Number(row.total_ms) / Number(row.sessions) / 1000;
   };
   return { xValues, series: [{ groups: [], eventIndex: 0, segmentIndex: 0, values: xValues.map(valueOf), collapsed: valueOf(null) }] };
 }

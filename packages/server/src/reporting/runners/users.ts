@@ -27,6 +27,6 @@ export async function userCounts(ctx: RunnerContext, query: UserCountsQuery): Pr
     interval: query.interval,
     firstEventsOnly: query.metric === 'new',
   };
-  const { perBucket, collapsed } = await counts(ctx, scan, 'uniques', { where: query.metric === 'active' ? 'active' : 'true' });
+  const { perBucket, collapsed } = await counts(ctx, scan, 'uniques', { where: query.metric === 'active' ? 'active' : undefined });
   return { xValues, series: alignSeries(xValues, perBucket, collapsed, { eventIndex: 0, segmentIndex: 0, limit: MAX_GROUPS, grouped: query.groupBy !== undefined }) };
 }

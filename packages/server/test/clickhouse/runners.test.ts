@@ -1,0 +1,137 @@
+// The reporting runners on both engines: the reporting oracle's seeded dataset in DuckDB and
+// in ClickHouse 18.16 (Debian's, started for this file on loopback), and each ported runner
+// (users, segmentation's measures, sessions, composition, event types) asked the same
+// questions through each engine's dialect, in two project time zones: the answers are equal.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseFormula } from '../../src/reporting/formula.js';
+import { ClickHouseDialect } from '../../src/reporting/query/clickhouse-dialect.js';
+import { DuckDbDialect } from '../../src/reporting/query/duckdb-dialect.js';
+import type { PropertyRef } from '../../src/reporting/query/model.js';
+import { composition } from '../../src/reporting/runners/composition.js';
+import type { RunnerContext } from '../../src/reporting/runners/context.js';
+import { eventTypeTotals } from '../../src/reporting/runners/event-types.js';
+import { funnel } from '../../src/reporting/runners/funnels.js';
+import { type SegmentationQuery, segmentation } from '../../src/reporting/runners/segmentation.js';
+import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../../src/reporting/runners/sessions.js';
+import { userCounts } from '../../src/reporting/runners/users.js';
+import { reportRange } from '../../src/reporting/time.js';
+import { generateEvents } from '../reporting/dataset.js';
+import { type Engines, loadEngines, stored } from './engines.js';
+
+const APP = 7;
+const START = Date.UTC(2026, 1, 20);
+const DAY = 86_400_000;
+// Within the 40 days from Feb 20: New York changes to summer time on Mar 8.
+const ZONES = ['UTC', 'America/New_York'];
+const NOW = START + 17 * DAY + 15 * 3_600_000;
+// A larger dataset and the time of each question on each engine (printed at the end):
+// CH_RUNNERS_USERS=20000 CH_RUNNERS_TIMING=1 npx vitest run test/clickhouse/runners.test.ts --testTimeout=600000
+const USERS = Number(process.env.CH_RUNNERS_USERS ?? 400);
+const timings: [string, number, number][] = [];
+
+let engines: Engines;
+
+beforeAll(async () => {
+  engines = await loadEngines(generateEvents({ users: USERS, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY)), 'runners');
+}, 1_200_000);
+
+afterAll(async () => {
+  await engines?.close();
+  if (process.env.CH_RUNNERS_TIMING) console.log(`question\tDuckDB ms\tClickHouse ms\n${timings.map((t) => t.join('\t')).join('\n')}`);
+});
+
+function contexts(timeZone: string): [RunnerContext, RunnerContext] {
+  const common = { appId: APP, timeZone, now: () => NOW };
+  return [
+    { ...common, dialect: new DuckDbDialect({ userMappings: false }), query: (sql) => engines.duck.query(sql), queryChunks: (sql) => engines.duck.queryChunks(sql) },
+    { ...common, dialect: new ClickHouseDialect({ timeZone }), query: (sql) => engines.ch.query(sql), queryChunks: (sql) => engines.ch.queryChunks(sql) },
+  ];
+}
+
+/** Both engines' answers to one question: equal, and not empty. */
+async function agree<T>(timeZone: string, ask: (ctx: RunnerContext) => Promise<T>, nonEmpty: (answer: T) => boolean): Promise<T> {
+  const [onDuck, onClickHouse] = contexts(timeZone);
+  let start = performance.now();
+  const expected = await ask(onDuck!);
+  const duckMs = performance.now() - start;
+  expect(nonEmpty(expected), 'the DuckDB answer has data').toBe(true);
+  start = performance.now();
+  const actual = await ask(onClickHouse!);
+  timings.push([expect.getState().currentTestName ?? '', Math.round(duckMs), Math.round(performance.now() - start)]);
+  expect(actual).toEqual(expected);
+  return expected;
+}
+
+interface Answer {
+  series: { values: number[]; collapsed: number }[];
+}
+const counted = (answer: Answer) => answer.series.some((s) => s.collapsed > 0 && s.values.some((v) => v > 0));
+
+const event = (name: string): PropertyRef => ({ kind: 'event', name });
+const selector = (eventType: string, conditions: SegmentationQuery['events'][number]['conditions'] = []) => ({ eventType, conditions });
+type Question = Omit<SegmentationQuery, 'range' | 'groupBy' | 'segment' | 'limit' | 'activeUsersOnly'> & Partial<Pick<SegmentationQuery, 'groupBy' | 'segment' | 'limit' | 'activeUsersOnly'>> & { days?: [string, string] };
+
+const SEGMENTATION: [string, Question][] = [
+  ['uniques per day', { metric: 'uniques', interval: 'day', events: [selector('View Item')] }],
+  ['totals per hour by an event property', { metric: 'totals', interval: 'hour', days: ['20260306', '20260309'], events: [selector('Search')], groupBy: [event('category')] }],
+  ['uniques per week by country and os, two events', { metric: 'uniques', interval: 'week', events: [selector('_active'), selector('A')], groupBy: [{ kind: 'builtIn', name: 'country' }, { kind: 'builtIn', name: 'os' }] }],
+  ['totals per month of all events, a segment', { metric: 'totals', interval: 'month', events: [selector('_all')], segment: [{ property: { kind: 'builtIn', name: 'country' }, op: 'is not', values: ['Germany'] }] }],
+  ['average per day with a condition', { metric: 'average', interval: 'day', events: [selector('Open App', [{ property: event('count'), op: 'greater', values: ['4'] }])] }],
+  ['share of daily active users', { metric: 'pct_dau', interval: 'day', events: [selector('B')], groupBy: [{ kind: 'builtIn', name: 'platform' }] }],
+  ['sums of a property', { metric: 'sums', interval: 'day', events: [selector('Open App')], groupBy: [event('count')] }],
+  ['average value of a property', { metric: 'value_avg', interval: 'week', events: [selector('Search')], groupBy: [event('count')] }],
+  ['histogram of a property', { metric: 'histogram', interval: 'day', events: [selector('Share')], groupBy: [event('count')] }],
+  ['formula of both events', { metric: 'formula', interval: 'day', events: [selector('A'), selector('C')], formula: parseFormula('UNIQUES(B) / UNIQUES(A) + PROPSUM(A) - PROPMAX(A) + PROPMIN(B) + ACTIVE(A) + AVG(B)'), groupBy: [event('step_index')] }],
+  ['rolling window of uniques by category', { metric: 'uniques', interval: 'day', rollingWindow: 7, events: [selector('View Item')], groupBy: [event('category')] }],
+  ['rolling average of totals', { metric: 'totals', interval: 'week', rollingAverage: 3, events: [selector('Share')] }],
+  ['active users only, a limit', { metric: 'uniques', interval: 'day', activeUsersOnly: true, limit: 2, events: [selector('_all')], groupBy: [{ kind: 'builtIn', name: 'language' }] }],
+];
+
+describe.each(ZONES)('project time zone %s', (timeZone) => {
+  const range = reportRange(timeZone, '20260220', '20260331');
+
+  describe('segmentation', () => {
+    for (const [name, { days, ...question }] of SEGMENTATION) {
+      test(name, async () => {
+        const query: SegmentationQuery = { groupBy: [], segment: [], limit: 100, activeUsersOnly: false, ...question, range: days ? reportRange(timeZone, ...days) : range };
+        await agree(timeZone, (ctx) => segmentation(ctx, query), counted);
+      });
+    }
+  });
+
+  test.each([
+    ['active', 'day', undefined],
+    ['active', 'week', { kind: 'builtIn', name: 'device_type' }],
+    ['new', 'day', event('category')],
+    ['new', 'month', undefined],
+  ] as const)('users: %s per %s by %o', async (metric, interval, groupBy) => {
+    await agree(timeZone, (ctx) => userCounts(ctx, { range, metric, interval, segment: [], groupBy }), counted);
+  });
+
+  test('session lengths', async () => {
+    await agree(timeZone, (ctx) => sessionLengths(ctx, range, DEFAULT_BINS_MS), (answer) => answer.counts.filter((n) => n > 0).length > 3);
+  });
+
+  test.each(['averageLength', 'perUser'] as const)('daily sessions: %s', async (measure) => {
+    await agree(timeZone, (ctx) => dailySessions(ctx, range, measure), counted);
+  });
+
+  test.each([{ kind: 'builtIn', name: 'country' }, event('category'), event('count')] as PropertyRef[])('composition by %o', async (property) => {
+    await agree(timeZone, (ctx) => composition(ctx, range, property), (answer) => answer.values.length > 1);
+  });
+
+  // Ordered and sequential funnels need the next event of a user (ASOF JOIN): not on ClickHouse 18.16 yet.
+  test.each([
+    ['three steps, two-day window', [selector('A'), selector('B'), selector('C')], 2 * 86_400, undefined],
+    ['by a property, a condition, a one-day window', [selector('A'), selector('B', [{ property: event('step_index'), op: 'less', values: ['2'] }]), selector('C')], 86_400, event('step_index')],
+    ['noise then a step, by country', [selector('View Item'), selector('A')], 30 * 86_400, { kind: 'builtIn', name: 'country' }],
+    ['by a property that is often missing', [selector('View Item'), selector('Search')], 7 * 86_400, event('category')],
+  ] as const)('unordered funnel: %s', async (_, steps, windowSeconds, groupBy) => {
+    const query = { range, steps: [...steps], mode: 'unordered' as const, windowSeconds, segment: [], groupBy: groupBy as PropertyRef | undefined, limit: 10 };
+    await agree(timeZone, (ctx) => funnel(ctx, query), (answer) => answer.groups.some((g) => g.total.reached.at(-1)! > 0 && g.byDay.some((d) => d.reached[0]! > 0)));
+  });
+
+  test('event types of the current week', async () => {
+    await agree(timeZone, (ctx) => eventTypeTotals(ctx), (answer) => answer.some((t) => t.totals > 0) && answer.some((t) => t.nonActive));
+  });
+});
