@@ -1,6 +1,7 @@
 // The HTTP layer: one Fastify route per operation of the bundles (all host roles, or the
 // ones asked for), request parsing and validation from the spec, credentials, then the
 // typed handler. Bodies are read as text and parsed once, by the spec-driven validator.
+import type { IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -15,6 +16,31 @@ import { tooManyItems } from './too-many-items.js';
  * operations whose problems may be confined to items, a partial success). `caller` is
  * known when the credentials travel in headers.
  */
+
+/** Bytes of a refused body still read before the 413, so that the client reads the answer. */
+const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads the rest of a body that is refused (discarding it): a connection closed while the
+ * client still sends is reset, and the client sees the reset instead of the 413 (a gzip bomb
+ * is refused after its first kilobytes). Past `maxBytes` the connection is dropped.
+ */
+function drainBody(raw: IncomingMessage, maxBytes: number): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let drained = 0;
+    raw.unpipe();
+    raw.removeAllListeners('data');
+    raw.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > maxBytes) raw.destroy();
+    });
+    raw.once('end', resolve);
+    raw.once('close', resolve);
+    raw.resume();
+  });
+}
+
 export type Rejection<K extends OperationId> = (problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number) => Reply<K> | Promise<Reply<K>>;
 export type Rejections = { [K in OperationId]?: Rejection<K> };
 
@@ -127,8 +153,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return payload.pipe(inflated);
   });
 
-  app.setErrorHandler((failure: FastifyError, _request, reply) => {
-    if (failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).send({ code: 413, error: 'Payload too large' });
+  app.setErrorHandler(async (failure: FastifyError, request, reply) => {
+    if (failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      await drainBody(request.raw, MAX_DRAINED_BYTES);
+      return reply.code(413).send({ code: 413, error: 'Payload too large' });
+    }
     const status = failure.statusCode && failure.statusCode >= 400 ? failure.statusCode : 500;
     if (status >= 500) app.log.error(failure);
     return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
