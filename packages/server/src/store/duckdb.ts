@@ -129,12 +129,30 @@ function numbersOf(rows: Row[]): Row[] {
 /** Rows of a segment resolved per fetched chunk (about 2048 rows), yielding in between. */
 const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Work between two turns of the event loop in long loops (request handling waits meanwhile). */
+const SLICE_MS = 4;
+
+/**
+ * Yields to the event loop once a slice of work has run: counted in time, not rows, as a
+ * row costs several times more while a query holds the other core.
+ */
+function timeSlicer(): (row: number) => Promise<void> | undefined {
+  let sliceStart = performance.now();
+  return (row) => {
+    if (row % 64 !== 63 || performance.now() - sliceStart < SLICE_MS) return undefined;
+    return yieldToEventLoop().then(() => {
+      sliceStart = performance.now();
+    });
+  };
+}
+
 /** Appends one row per item, yielding to the event loop every few thousand: a segment can hold many. */
 async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], append: (item: T, index: number) => void): Promise<void> {
+  const slice = timeSlicer();
   for (let i = 0; i < items.length; i++) {
     append(items[i]!, i);
     appender.endRow();
-    if (i % 4096 === 4095) await yieldToEventLoop();
+    await slice(i);
   }
   appender.closeSync();
 }
@@ -286,11 +304,13 @@ export class DuckDbEngine implements Engine {
     const seqs: number[] = [];
     const svcIds: (number | null)[] = [];
     const result = await this.connection.stream('SELECT seq::BIGINT, app_id, user_id, device_id FROM segment WHERE held_attribution IS NULL ORDER BY seq');
+    const slice = timeSlicer();
     for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
       const [seq, appId, userId, deviceId] = chunk.getColumns() as [bigint[], number[], (string | null)[], (string | null)[]];
       for (let row = 0; row < chunk.rowCount; row++) {
         seqs.push(Number(seq[row]));
         svcIds.push(batch.resolve(appId[row]!, userId[row]!, deviceId[row]!));
+        await slice(row);
       }
       await yieldToEventLoop();
     }
