@@ -21,7 +21,8 @@
 // in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
 // Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
 // properties at event time (profile versions), `start_version` and `paying` (user history),
-// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16).
+// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16), so
+// ordered and sequential funnels follow paths in JS instead (`chainsInEngine`).
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import type { Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
@@ -64,6 +65,8 @@ export interface ClickHouseDialectOptions {
 
 export class ClickHouseDialect implements Dialect {
   string = string;
+  /** No ASOF JOIN on 18.16: ordered and sequential funnels read each user's events (funnel-paths.ts). */
+  readonly chainsInEngine = false;
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
 

@@ -22,6 +22,8 @@ export interface Dialect {
    * `immediately` (`k` a position) only the one right after it; a row without one keeps NULLs.
    */
   nextEvent(table: string, previous: string, alias: string, immediately: boolean): string;
+  /** Whether `nextEvent` joins work, so that ordered and sequential funnels' paths are followed in the engine (else in JS). */
+  readonly chainsInEngine: boolean;
   string(value: string): string;
   /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
   timeOrderKey(time: string, ingestSeq: string): string;
@@ -96,6 +98,7 @@ export interface DialectOptions {
 
 export class DuckDbDialect implements Dialect {
   string = string;
+  readonly chainsInEngine = true;
 
   constructor(private readonly options: DialectOptions = { userMappings: true }) {}
 

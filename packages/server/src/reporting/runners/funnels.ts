@@ -1,8 +1,9 @@
 // `/api/2/funnels`: per user the winning path over the events of the steps, counted per group
 // value (`g` on the winning entry's event) and per entry day (the best path entering that
-// day). Ordered and sequential funnels are computed by the engine (each entry's path is a
-// chain of "next matching event" joins); unordered ones by funnel-paths.ts over each user's
-// events, read a chunk of users at a time.
+// day). Ordered and sequential funnels are computed by the engine where it has `nextEvent` joins
+// (each entry's path is a chain of "next matching event" joins); unordered ones, and the others
+// on engines without those joins, by funnel-paths.ts over each user's events, read a chunk of
+// users at a time.
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
@@ -90,7 +91,7 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
 
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
   const days = bucketLabels(query.range, 'day');
-  const groups = query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
+  const groups = query.mode === 'unordered' || !ctx.dialect.chainsInEngine ? await pathGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
   const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || compareText(a.groupValue, b.groupValue));
   const steps = query.steps.length;
   const none = { groupValue: NONE, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) };
@@ -186,8 +187,11 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
   return [...groups.values()];
 }
 
-/** Unordered funnels: each user's events in JS (funnel-paths.ts), a chunk of users at a time. */
-async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
+/**
+ * Unordered funnels, and ordered and sequential ones on engines without `nextEvent` joins: each
+ * user's events in JS (funnel-paths.ts), a chunk of users at a time.
+ */
+async function pathGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
   const steps = query.steps.length;
   const windowMs = windowMsOf(query);
   const dayIndex = new Map(days.map((day, i) => [day, i]));
@@ -203,7 +207,7 @@ async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: str
       const events: UserEvents = { times: row.times as number[], masks: row.masks as number[], entries: entryFlags.flatMap((entry, i) => (entry ? [i] : [])) };
       const rowGroups = row.groups as (string | null)[];
       const rowDays = row.days as string[];
-      const best = bestPath(events, events.entries, steps, windowMs)!;
+      const best = bestPath(events, events.entries, steps, windowMs, query.mode)!;
       // The user counts in the group of the winning entry, on every day it entered.
       const group = groupOf(rowGroups[best.entry] ?? NONE);
       add(group.total, best, steps);
@@ -215,7 +219,7 @@ async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: str
         else entriesByDay.set(day, [entry]);
       }
       for (const [day, entries] of entriesByDay) {
-        const path = bestPath(events, entries, steps, windowMs)!;
+        const path = bestPath(events, entries, steps, windowMs, query.mode)!;
         const at = dayIndex.get(day);
         if (at !== undefined) add(group.byDay[at]!, path, steps);
       }
