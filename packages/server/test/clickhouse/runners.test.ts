@@ -130,8 +130,8 @@ describe.each(ZONES)('project time zone %s', (timeZone) => {
     await agree(timeZone, (ctx) => funnel(ctx, query), (answer) => answer.groups.some((g) => g.total.reached.at(-1)! > 0 && g.byDay.some((d) => d.reached[0]! > 0)));
   });
 
-  // Ordered and sequential funnels: DuckDB joins each step's next event (ASOF JOIN), ClickHouse
-  // 18.16 has none, so its paths are followed in JS over each user's events (funnel-paths.ts).
+  // Ordered and sequential funnels: DuckDB joins each step's next event (ASOF JOIN); ClickHouse
+  // 18.16 has none and follows each entry's path with array functions (`chainedFunnel`).
   test.each([
     ['ordered, two steps, one hour', 'ordered', [selector('A'), selector('B')], 3_600, undefined],
     ['ordered, three steps, two-day window', 'ordered', [selector('A'), selector('B'), selector('C')], 2 * 86_400, undefined],

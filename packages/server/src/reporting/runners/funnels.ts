@@ -1,9 +1,9 @@
 // `/api/2/funnels`: per user the winning path over the events of the steps, counted per group
 // value (`g` on the winning entry's event) and per entry day (the best path entering that
-// day). Ordered and sequential funnels are computed by the engine where it has `nextEvent` joins
-// (each entry's path is a chain of "next matching event" joins); unordered ones, and the others
-// on engines without those joins, by funnel-paths.ts over each user's events, read a chunk of
-// users at a time.
+// day). Ordered and sequential funnels are computed by the engine (each entry's path is a
+// chain of "next matching event" joins, or on engines without them the dialect's
+// `chainedFunnel` over each user's event lists); unordered ones by funnel-paths.ts over each
+// user's events, read a chunk of users at a time.
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
@@ -91,7 +91,7 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
 
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
   const days = bucketLabels(query.range, 'day');
-  const groups = query.mode === 'unordered' || !ctx.dialect.chainsInEngine ? await pathGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
+  const groups = query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
   const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || compareText(a.groupValue, b.groupValue));
   const steps = query.steps.length;
   const none = { groupValue: NONE, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) };
@@ -153,14 +153,16 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
   // c<k>: each step-k event with the times of the path on from it (the next step-k+1 event of
   // c<k+1>, and so on), built from the last step back: every event is joined once, not once
   // per entry before it.
-  const chain = [...later].reverse().map((k) => {
+  const chain = !ctx.dialect.chainsInEngine ? [] : [...later].reverse().map((k) => {
     const rest = later.filter((j) => j > k);
     const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
     return rest.length === 0
       ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
       : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
   });
-  const sql = `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
+  const sql = !ctx.dialect.chainsInEngine
+    ? ctx.dialect.chainedFunnel(stepsSql(ctx, query, windowMs), steps, windowMs, query.mode === 'sequential')
+    : `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
     j0 AS (SELECT svc_id, k, time, bucket, ${query.groupBy ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${query.range.endMs}),
     ${chain.map((c) => `${c},`).join('\n    ')}
     paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
@@ -187,11 +189,8 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
   return [...groups.values()];
 }
 
-/**
- * Unordered funnels, and ordered and sequential ones on engines without `nextEvent` joins: each
- * user's events in JS (funnel-paths.ts), a chunk of users at a time.
- */
-async function pathGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
+/** Unordered funnels: each user's events in JS (funnel-paths.ts), a chunk of users at a time. */
+async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
   const steps = query.steps.length;
   const windowMs = windowMsOf(query);
   const dayIndex = new Map(days.map((day, i) => [day, i]));
@@ -207,7 +206,7 @@ async function pathGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]
       const events: UserEvents = { times: row.times as number[], masks: row.masks as number[], entries: entryFlags.flatMap((entry, i) => (entry ? [i] : [])) };
       const rowGroups = row.groups as (string | null)[];
       const rowDays = row.days as string[];
-      const best = bestPath(events, events.entries, steps, windowMs, query.mode)!;
+      const best = bestPath(events, events.entries, steps, windowMs)!;
       // The user counts in the group of the winning entry, on every day it entered.
       const group = groupOf(rowGroups[best.entry] ?? NONE);
       add(group.total, best, steps);
@@ -219,7 +218,7 @@ async function pathGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]
         else entriesByDay.set(day, [entry]);
       }
       for (const [day, entries] of entriesByDay) {
-        const path = bestPath(events, entries, steps, windowMs, query.mode)!;
+        const path = bestPath(events, entries, steps, windowMs)!;
         const at = dayIndex.get(day);
         if (at !== undefined) add(group.byDay[at]!, path, steps);
       }
