@@ -189,7 +189,11 @@ export class ClickHouseDialect implements Dialect {
     // The winner: the furthest, then the earliest entry (k0 a position, under 10^9).
     const rank = (tuple: string) => `tupleElement(${tuple}, 3) * 1000000000 - tupleElement(${tuple}, 1)`;
     const bestOfDay = `SELECT svc_id, day, argMax(tuple(${fields.join(', ')}), depth * 1000000000 - k0) AS b FROM (${paths}) GROUP BY svc_id, day`;
-    const best = `SELECT svc_id, argMax(b, ${rank('b')}) AS w FROM (${bestOfDay}) GROUP BY svc_id`;
+    // Each user's winner, then one row for it (whole 1) and one per day's winner (whole 0), all
+    // counted in the winner's group: the paths are computed once (18.16 has no CTEs to share them).
+    const best = `SELECT argMax(b, ${rank('b')}) AS w, groupArray(tuple(day, b)) AS ofDays FROM (${bestOfDay}) GROUP BY svc_id`;
+    const rows = `SELECT tupleElement(w, 2) AS wg, tupleElement(x, 1) AS d, tupleElement(x, 2) AS whole, tupleElement(x, 3) AS b
+      FROM (SELECT w, arrayJoin(arrayConcat([tuple('', toUInt8(1), w)], arrayMap(o -> tuple(tupleElement(o, 1), toUInt8(0), tupleElement(o, 2)), ofDays))) AS x FROM (${best}))`;
     const unpacked = (tuple: string) => fields.map((field, i) => `tupleElement(${tuple}, ${i + 1}) AS ${field}`).join(', ');
     const median = (name: string, value: string, condition: string) =>
       `arraySort(groupArrayIf(${value}, ${condition})) AS s${name}, if(length(s${name}) = 0, NULL, if(length(s${name}) % 2 = 1, s${name}[intDiv(length(s${name}), 2) + 1], (s${name}[intDiv(length(s${name}), 2)] + s${name}[intDiv(length(s${name}), 2) + 1]) / 2)) AS m${name}`;
@@ -200,9 +204,7 @@ export class ClickHouseDialect implements Dialect {
       median('0', `t${steps - 1} - t0`, `depth = ${steps}`),
       average('0', `t${steps - 1} - t0`, `depth = ${steps}`),
     ].join(', ');
-    return `SELECT g, NULL AS day, 1 AS whole, ${measures} FROM (SELECT ${unpacked('w')} FROM (${best})) GROUP BY g
-      UNION ALL SELECT wg AS g, day, 0 AS whole, ${measures}
-      FROM (SELECT wg, day, ${unpacked('b')} FROM (${bestOfDay}) ALL INNER JOIN (SELECT svc_id, tupleElement(w, 2) AS wg FROM (${best})) USING (svc_id)) GROUP BY wg, day`;
+    return `SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole`;
   }
 
   /**
