@@ -1,6 +1,6 @@
 // The reporting runners on both engines: the reporting oracle's seeded dataset in DuckDB and
 // in ClickHouse 18.16 (Debian's, started for this file on loopback), and each ported runner
-// (users, segmentation's measures, sessions, composition, event types) asked the same
+// (users, segmentation's measures, sessions, composition, event types, funnels) asked the same
 // questions through each engine's dialect, in two project time zones: the answers are equal.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseFormula } from '../../src/reporting/formula.js';
@@ -120,7 +120,6 @@ describe.each(ZONES)('project time zone %s', (timeZone) => {
     await agree(timeZone, (ctx) => composition(ctx, range, property), (answer) => answer.values.length > 1);
   });
 
-  // Ordered and sequential funnels need the next event of a user (ASOF JOIN): not on ClickHouse 18.16 yet.
   test.each([
     ['three steps, two-day window', [selector('A'), selector('B'), selector('C')], 2 * 86_400, undefined],
     ['by a property, a condition, a one-day window', [selector('A'), selector('B', [{ property: event('step_index'), op: 'less', values: ['2'] }]), selector('C')], 86_400, event('step_index')],
@@ -128,6 +127,22 @@ describe.each(ZONES)('project time zone %s', (timeZone) => {
     ['by a property that is often missing', [selector('View Item'), selector('Search')], 7 * 86_400, event('category')],
   ] as const)('unordered funnel: %s', async (_, steps, windowSeconds, groupBy) => {
     const query = { range, steps: [...steps], mode: 'unordered' as const, windowSeconds, segment: [], groupBy: groupBy as PropertyRef | undefined, limit: 10 };
+    await agree(timeZone, (ctx) => funnel(ctx, query), (answer) => answer.groups.some((g) => g.total.reached.at(-1)! > 0 && g.byDay.some((d) => d.reached[0]! > 0)));
+  });
+
+  // Ordered and sequential funnels: DuckDB joins each step's next event (ASOF JOIN); ClickHouse
+  // 18.16 has none and follows each entry's path with array functions (`chainedFunnel`).
+  test.each([
+    ['ordered, two steps, one hour', 'ordered', [selector('A'), selector('B')], 3_600, undefined],
+    ['ordered, three steps, two-day window', 'ordered', [selector('A'), selector('B'), selector('C')], 2 * 86_400, undefined],
+    ['ordered, four steps from noise, 30 days, by country', 'ordered', [selector('View Item'), selector('A'), selector('B'), selector('C')], 30 * 86_400, { kind: 'builtIn', name: 'country' }],
+    ['ordered, a condition, ten minutes, by a property', 'ordered', [selector('A'), selector('B', [{ property: event('step_index'), op: 'less', values: ['2'] }]), selector('C')], 600, event('step_index')],
+    ['ordered, repeated step, one day', 'ordered', [selector('A'), selector('A'), selector('B')], 86_400, undefined],
+    ['sequential, two steps, one day', 'sequential', [selector('A'), selector('B')], 86_400, undefined],
+    ['sequential, three steps, 30 days, by a property that is often missing', 'sequential', [selector('A'), selector('B'), selector('C')], 30 * 86_400, event('category')],
+    ['sequential, four steps, seven days', 'sequential', [selector('View Item'), selector('A'), selector('B'), selector('C')], 7 * 86_400, undefined],
+  ] as const)('funnel: %s', async (_, mode, steps, windowSeconds, groupBy) => {
+    const query = { range, steps: [...steps], mode, windowSeconds, segment: [], groupBy: groupBy as PropertyRef | undefined, limit: 10 };
     await agree(timeZone, (ctx) => funnel(ctx, query), (answer) => answer.groups.some((g) => g.total.reached.at(-1)! > 0 && g.byDay.some((d) => d.reached[0]! > 0)));
   });
 

@@ -21,7 +21,8 @@
 // in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
 // Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
 // properties at event time (profile versions), `start_version` and `paying` (user history),
-// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16).
+// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16), so
+// ordered and sequential funnels use `chainedFunnel` (array functions over each user's events).
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import type { Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
@@ -64,6 +65,8 @@ export interface ClickHouseDialectOptions {
 
 export class ClickHouseDialect implements Dialect {
   string = string;
+  /** No ASOF JOIN on 18.16: ordered and sequential funnels use `chainedFunnel`. */
+  readonly chainsInEngine = false;
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
 
@@ -151,6 +154,58 @@ export class ClickHouseDialect implements Dialect {
   double = (expression: string) => `toFloat64(${expression})`;
   /** Tuples, so that groupArray keeps NULL values; sorted by the tuple of the order keys. */
   orderedList = (value: string, orderBy: string[]) => `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray(tuple(${value}, tuple(${orderBy.join(', ')})))))`;
+
+  /**
+   * Per user, from each entry (index i0) the index of the next step-k event after the one of
+   * step k-1 (i<k>, 0 when none; sequential: the very next event, if of step k); one row per
+   * entry by `arrayJoin`; the winner per user and day, then per user (furthest, then earliest),
+   * in `argMax` of tuples; medians from the sorted transition times (interpolated, as DuckDB's).
+   */
+  chainedFunnel(users: string, steps: number, windowMs: number, sequential: boolean): string {
+    const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
+    const bit = (mask: string, k: number) => `bitAnd(${mask}, ${2 ** k}) != 0`;
+    const firstStep = Array.from({ length: steps }, (_, k) => k).reduceRight((rest, k) => `if(${bit('m', k)}, ${k}, ${rest})`, `${steps}`);
+    const next = (k: number) =>
+      sequential
+        ? `if(p = 0, 0, if(${bit('masks[p + 1]', k)} AND p < length(times), p + 1, 0))`
+        : `if(p = 0, 0, arrayFirstIndex((t, f, m, j) -> j > p AND ${bit('m', k)} AND (t > times[p] OR f > fs[p]), times, fs, masks, arrayEnumerate(times)))`;
+    let chained = `SELECT svc_id, times, masks, days, groups, arrayMap(m -> ${firstStep}, masks) AS fs, arrayFilter((i, e) -> e != 0, arrayEnumerate(times), entries) AS i0 FROM (${users})`;
+    // 18.16 does not count the columns a lambda uses as needed, and drops them from the subquery when
+    // no SELECT above names them: `0 * length(...)` names them outside the lambda.
+    const captured = ['times', 'fs', 'masks'].map((column) => `length(${column})`).join(' + ');
+    const kept = ['svc_id', 'times', 'masks', 'days', 'groups', 'fs', 'i0'];
+    for (const k of later) {
+      const previous = `i${k - 1}`;
+      chained = `SELECT ${kept.join(', ')}, arraySlice(arrayMap(p -> ${next(k)}, ${previous}), 1, length(${previous}) + 0 * (${captured})) AS i${k} FROM (${chained})`;
+      kept.push(`i${k}`);
+    }
+    const indexes = Array.from({ length: steps }, (_, k) => `i${k}`);
+    const at = (k: number) => `times[tupleElement(e, ${k + 1})]`;
+    const times = Array.from({ length: steps }, (_, k) => `${at(k)} AS t${k}`);
+    const depth = ['1', ...later.map((k) => `(tupleElement(e, ${k + 1}) != 0 AND ${at(k)} <= t0 + ${windowMs})`)].join(' + ');
+    const paths = `SELECT svc_id, tupleElement(e, 1) AS k0, days[k0] AS day, groups[k0] AS g, ${times.join(', ')}, ${depth} AS depth
+      FROM (SELECT svc_id, times, days, groups, arrayJoin(arrayMap((${indexes.map((i) => `x${i}`).join(', ')}) -> tuple(${indexes.map((i) => `x${i}`).join(', ')}), ${indexes.join(', ')})) AS e FROM (${chained}))`;
+    const fields = ['k0', 'g', 'depth', ...Array.from({ length: steps }, (_, k) => `t${k}`)];
+    // The winner: the furthest, then the earliest entry (k0 a position, under 10^9).
+    const rank = (tuple: string) => `tupleElement(${tuple}, 3) * 1000000000 - tupleElement(${tuple}, 1)`;
+    const bestOfDay = `SELECT svc_id, day, argMax(tuple(${fields.join(', ')}), depth * 1000000000 - k0) AS b FROM (${paths}) GROUP BY svc_id, day`;
+    // Each user's winner, then one row for it (whole 1) and one per day's winner (whole 0), all
+    // counted in the winner's group: the paths are computed once (18.16 has no CTEs to share them).
+    const best = `SELECT argMax(b, ${rank('b')}) AS w, groupArray(tuple(day, b)) AS ofDays FROM (${bestOfDay}) GROUP BY svc_id`;
+    const rows = `SELECT tupleElement(w, 2) AS wg, tupleElement(x, 1) AS d, tupleElement(x, 2) AS whole, tupleElement(x, 3) AS b
+      FROM (SELECT w, arrayJoin(arrayConcat([tuple('', toUInt8(1), w)], arrayMap(o -> tuple(tupleElement(o, 1), toUInt8(0), tupleElement(o, 2)), ofDays))) AS x FROM (${best}))`;
+    const unpacked = (tuple: string) => fields.map((field, i) => `tupleElement(${tuple}, ${i + 1}) AS ${field}`).join(', ');
+    const median = (name: string, value: string, condition: string) =>
+      `arraySort(groupArrayIf(${value}, ${condition})) AS s${name}, if(length(s${name}) = 0, NULL, if(length(s${name}) % 2 = 1, s${name}[intDiv(length(s${name}), 2) + 1], (s${name}[intDiv(length(s${name}), 2)] + s${name}[intDiv(length(s${name}), 2) + 1]) / 2)) AS m${name}`;
+    const average = (name: string, value: string, condition: string) => `if(countIf(${condition}) = 0, NULL, avgIf(${value}, ${condition})) AS a${name}`;
+    const measures = [
+      ...Array.from({ length: steps }, (_, k) => `countIf(depth > ${k}) AS r${k}`),
+      ...later.flatMap((k) => [median(`${k}`, `t${k} - t${k - 1}`, `depth > ${k}`), average(`${k}`, `t${k} - t${k - 1}`, `depth > ${k}`)]),
+      median('0', `t${steps - 1} - t0`, `depth = ${steps}`),
+      average('0', `t${steps - 1} - t0`, `depth = ${steps}`),
+    ].join(', ');
+    return `SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole`;
+  }
 
   /**
    * No grouping sets on 18.16: the per-bucket and the whole-range aggregates are two GROUP BYs

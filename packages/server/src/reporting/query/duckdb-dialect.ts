@@ -22,6 +22,14 @@ export interface Dialect {
    * `immediately` (`k` a position) only the one right after it; a row without one keeps NULLs.
    */
   nextEvent(table: string, previous: string, alias: string, immediately: boolean): string;
+  /** Whether `nextEvent` joins work (ordered and sequential funnels use them, else `chainedFunnel`). */
+  readonly chainsInEngine: boolean;
+  /**
+   * Engines without `nextEvent` joins: an ordered or sequential funnel's rows (`g, day, whole,
+   * r<k>, m<k>, a<k>`, as runners/funnels.ts reads them) from `users`, a SELECT of each user's
+   * `times, masks, entries, days, groups` lists in event order (funnels' stepsSql).
+   */
+  chainedFunnel(users: string, steps: number, windowMs: number, sequential: boolean): string;
   string(value: string): string;
   /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
   timeOrderKey(time: string, ingestSeq: string): string;
@@ -96,6 +104,7 @@ export interface DialectOptions {
 
 export class DuckDbDialect implements Dialect {
   string = string;
+  readonly chainsInEngine = true;
 
   constructor(private readonly options: DialectOptions = { userMappings: true }) {}
 
@@ -210,6 +219,10 @@ export class DuckDbDialect implements Dialect {
 
   orderedList(value: string, orderBy: string[]): string {
     return `list(${value} ORDER BY ${orderBy.join(', ')})`;
+  }
+
+  chainedFunnel(): string {
+    throw new Error('DuckDB follows funnel paths with nextEvent joins');
   }
 
   /** Grouping sets: one pass over the source. */

@@ -1,8 +1,9 @@
 // `/api/2/funnels`: per user the winning path over the events of the steps, counted per group
 // value (`g` on the winning entry's event) and per entry day (the best path entering that
 // day). Ordered and sequential funnels are computed by the engine (each entry's path is a
-// chain of "next matching event" joins); unordered ones by funnel-paths.ts over each user's
-// events, read a chunk of users at a time.
+// chain of "next matching event" joins, or on engines without them the dialect's
+// `chainedFunnel` over each user's event lists); unordered ones by funnel-paths.ts over each
+// user's events, read a chunk of users at a time.
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
@@ -152,14 +153,16 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
   // c<k>: each step-k event with the times of the path on from it (the next step-k+1 event of
   // c<k+1>, and so on), built from the last step back: every event is joined once, not once
   // per entry before it.
-  const chain = [...later].reverse().map((k) => {
+  const chain = !ctx.dialect.chainsInEngine ? [] : [...later].reverse().map((k) => {
     const rest = later.filter((j) => j > k);
     const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
     return rest.length === 0
       ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
       : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
   });
-  const sql = `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
+  const sql = !ctx.dialect.chainsInEngine
+    ? ctx.dialect.chainedFunnel(stepsSql(ctx, query, windowMs), steps, windowMs, query.mode === 'sequential')
+    : `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
     j0 AS (SELECT svc_id, k, time, bucket, ${query.groupBy ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${query.range.endMs}),
     ${chain.map((c) => `${c},`).join('\n    ')}
     paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
