@@ -6,7 +6,7 @@
 //
 //   node scripts/clickhouse/start.mjs      prints the HTTP URL, runs until interrupted
 //   import { startClickHouse } from '.../scripts/clickhouse/start.mjs'
-//   const { url, stop } = await startClickHouse();   (vitest globalSetup: see global-setup.mjs)
+//   const { url, stop } = await startClickHouse();
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { get } from 'node:http';

@@ -1,6 +1,6 @@
 // The off-heap insert_id window against a plain Map model: adds, deletes and prunes in a
-// seeded random order, across blocks of storage and every doubling of the table's shards,
-// with ids of every size (multi-byte UTF-8 included) and several projects.
+// seeded random order, with ids of every size (multi-byte UTF-8 included) and several projects;
+// then past several blocks of storage and shard doublings, pruned a prefix at a time.
 import { expect, test } from 'vitest';
 import { InsertIdWindow } from '../src/ingest/dedupe.js';
 
@@ -57,4 +57,22 @@ test('an id is per project and exact: a hash collision is not a duplicate', () =
   window.prune(WINDOW_MS + 1000);
   expect(window.size).toBe(0);
   expect(window.add(1, 'a', WINDOW_MS + 1000)).toBe(true);
+});
+
+test('past several blocks of entries and bytes, pruned a prefix at a time, every id answers right', () => {
+  const window = new InsertIdWindow(WINDOW_MS);
+  // 200,000 ids (3 blocks of 65,536 entries, ~6 MB of ids in 1 MB blocks), 40 per second.
+  const idOf = (n: number) => `block-${n}-${'x'.repeat(n % 50)}`;
+  const at = (n: number) => 1_700_000_000_000 + n * 25;
+  for (let n = 0; n < 200_000; n++) expect(window.add(1, idOf(n), at(n))).toBe(true);
+  expect(window.size).toBe(200_000);
+  for (const cut of [70_000, 140_000, 199_000]) {
+    window.prune(at(cut) + WINDOW_MS);
+    // Pruned by whole seconds: ids of the second the cut falls in stay.
+    const kept = 200_000 - Math.floor(cut / 40) * 40;
+    expect(window.size).toBe(kept);
+    for (let n = 0; n < 200_000; n += 997) expect(window.has(1, idOf(n))).toBe(n >= 200_000 - kept);
+    expect(window.add(1, idOf(cut + 100), at(cut))).toBe(false);
+  }
+  expect(window.add(1, idOf(0), at(200_000))).toBe(true);
 });

@@ -4,13 +4,10 @@
 //   node scripts/bench/dedupe/run.mjs [--entries 17000000] [--batches 4000]
 import { parseArgs } from 'node:util';
 import { InsertIdWindow } from '../../../packages/server/dist/ingest/dedupe.js';
-import { serverFlags } from '../support/server-flags.mjs';
-import { spawnSync } from 'node:child_process';
+import { withServerFlags } from '../support/server-flags.mjs';
 
-if (serverFlags().some((flag) => !process.execArgv.includes(flag))) {
-  const child = spawnSync(process.execPath, [...process.execArgv, ...serverFlags(), ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.exit(child.status ?? 1);
-}
+// The window runs in this process: with the Node flags the server runs with.
+withServerFlags();
 
 const { values } = parseArgs({ options: { entries: { type: 'string', default: '17000000' }, batches: { type: 'string', default: '4000' } } });
 const ENTRIES = Number(values.entries);

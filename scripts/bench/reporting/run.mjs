@@ -11,19 +11,16 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fork, spawnSync } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
-import { serverFlags } from '../support/server-flags.mjs';
+import { serverFlags, withServerFlags } from '../support/server-flags.mjs';
 
 // The server runs in this process: with the Node flags it runs with on its own.
-if (serverFlags().some((flag) => !process.execArgv.includes(flag))) {
-  const child = spawnSync(process.execPath, [...process.execArgv, ...serverFlags(), ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.exit(child.status ?? 1);
-}
+withServerFlags();
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' }, only: { type: 'string', default: '' } } });
 const EVENTS = Number(values.events);

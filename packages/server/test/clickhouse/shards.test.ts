@@ -10,8 +10,8 @@ import { ClickHouseDialect } from '../../src/reporting/query/clickhouse-dialect.
 import type { EventScan } from '../../src/reporting/query/model.js';
 import { reportRange } from '../../src/reporting/time.js';
 import { ClickHouseEvents, type ResolvedEvent } from '../../src/store/clickhouse/events.js';
-import { EVENT_COLUMNS } from '../../src/store/duckdb.js';
 import { generateEvents } from '../reporting/dataset.js';
+import { stored } from './engines.js';
 
 const APP = 9;
 const START = Date.UTC(2026, 2, 2);
@@ -28,11 +28,10 @@ let events: ResolvedEvent[];
 /** The dataset's uploads as resolved events: one svc_id per user (or anonymous device), ingestion order as generated. */
 function resolved(): ResolvedEvent[] {
   const svcIds = new Map<string, number>();
-  const empty = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null]));
   return generateEvents({ users: 300, startMs: START, days: 30 }).map((upload, i) => {
     const who = upload.user_id ?? `device:${upload.device_id}`;
     if (!svcIds.has(who)) svcIds.set(who, svcIds.size + 1);
-    return { ...empty, ...upload, app_id: APP, server_upload_time: START + i, skip_user_properties_sync: false, svc_id: svcIds.get(who)!, ingest_seq: i + 1 } as ResolvedEvent;
+    return { ...stored(upload, i, APP, START), svc_id: svcIds.get(who)!, ingest_seq: i + 1 };
   });
 }
 

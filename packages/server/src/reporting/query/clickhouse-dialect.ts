@@ -21,10 +21,10 @@
 // in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
 // Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
 // properties at event time (profile versions), `start_version` and `paying` (user history),
-// cohort conditions, user mappings; `nextEvent` needs ASOF JOIN (added after 18.16), so
-// ordered and sequential funnels use `chainedFunnel` (array functions over each user's events).
+// cohort conditions, user mappings. Ordered and sequential funnels walk each user's event
+// lists with array functions (no ASOF JOIN on 18.16).
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
-import type { Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
+import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
@@ -65,14 +65,8 @@ export interface ClickHouseDialectOptions {
 
 export class ClickHouseDialect implements Dialect {
   string = string;
-  /** No ASOF JOIN on 18.16: ordered and sequential funnels use `chainedFunnel`. */
-  readonly chainsInEngine = false;
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
-
-  nextEvent(): string {
-    throw new ClickHouseUnsupported('The next event of a user needs ASOF JOIN, which ClickHouse 18.16 lacks');
-  }
 
   /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
   private text(property: PropertyRef): string {
@@ -161,7 +155,7 @@ export class ClickHouseDialect implements Dialect {
    * entry by `arrayJoin`; the winner per user and day, then per user (furthest, then earliest),
    * in `argMax` of tuples; medians from the sorted transition times (interpolated, as DuckDB's).
    */
-  chainedFunnel(users: string, steps: number, windowMs: number, sequential: boolean): string {
+  chainedFunnel({ steps, windowMs, sequential, userLists: users }: ChainedFunnel): string {
     const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
     const bit = (mask: string, k: number) => `bitAnd(${mask}, ${2 ** k}) != 0`;
     const firstStep = Array.from({ length: steps }, (_, k) => k).reduceRight((rest, k) => `if(${bit('m', k)}, ${k}, ${rest})`, `${steps}`);

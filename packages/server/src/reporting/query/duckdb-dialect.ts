@@ -3,6 +3,21 @@
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import { type Interval, offsetsBetween } from '../time.js';
 
+/** What an ordered or sequential funnel is computed from; each engine reads the form it follows paths in. */
+export interface ChainedFunnel {
+  steps: number;
+  windowMs: number;
+  sequential: boolean;
+  /** Entries are step-1 events before this (ms); later ones only count as later steps. */
+  entriesEndMs: number;
+  /** Whether the scan's `p0` is the group-by value. */
+  grouped: boolean;
+  /** A SELECT of the funnel's events with `svc_id, time, bucket, f<k>, [p0]` and their order key `k` (sequential: a position). */
+  events: string;
+  /** A SELECT of each user's `times, masks, entries, days, groups` lists in event order. */
+  userLists: string;
+}
+
 export interface Dialect {
   /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
   scan(scan: EventScan): string;
@@ -17,19 +32,11 @@ export interface Dialect {
   /** A SELECT of one row when an event of the project (of one of `eventTypes`, any when null) has the event property. */
   eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string;
   /**
-   * The join of a user's next event in `table` (columns `svc_id, k, time`) after the row
-   * `previous` by the order key `k`, as `alias`: the first one after it, or with
-   * `immediately` (`k` a position) only the one right after it; a row without one keeps NULLs.
+   * An ordered or sequential funnel's rows (`g, day, whole, r<k>, m<k>, a<k>`, as
+   * runners/funnels.ts reads them): per user the winning path from its entries, and per entry
+   * day the day's winner, counted in the group of the user's winner.
    */
-  nextEvent(table: string, previous: string, alias: string, immediately: boolean): string;
-  /** Whether `nextEvent` joins work (ordered and sequential funnels use them, else `chainedFunnel`). */
-  readonly chainsInEngine: boolean;
-  /**
-   * Engines without `nextEvent` joins: an ordered or sequential funnel's rows (`g, day, whole,
-   * r<k>, m<k>, a<k>`, as runners/funnels.ts reads them) from `users`, a SELECT of each user's
-   * `times, masks, entries, days, groups` lists in event order (funnels' stepsSql).
-   */
-  chainedFunnel(users: string, steps: number, windowMs: number, sequential: boolean): string;
+  chainedFunnel(funnel: ChainedFunnel): string;
   string(value: string): string;
   /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
   timeOrderKey(time: string, ingestSeq: string): string;
@@ -104,15 +111,8 @@ export interface DialectOptions {
 
 export class DuckDbDialect implements Dialect {
   string = string;
-  readonly chainsInEngine = true;
 
   constructor(private readonly options: DialectOptions = { userMappings: true }) {}
-
-  nextEvent(table: string, previous: string, alias: string, immediately: boolean): string {
-    return immediately
-      ? `LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k = ${previous}.k + 1`
-      : `ASOF LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k > ${previous}.k`;
-  }
 
   /** Whether a project has user mappings, so that scans of projects without any skip the join. */
   static userMappingsQuery(appId: number): string {
@@ -221,8 +221,50 @@ export class DuckDbDialect implements Dialect {
     return `list(${value} ORDER BY ${orderBy.join(', ')})`;
   }
 
-  chainedFunnel(): string {
-    throw new Error('DuckDB follows funnel paths with nextEvent joins');
+  /**
+   * From every entry the earliest following event of step 2, then of step 3 after it…
+   * (sequential: the very next event), by ASOF joins on the order key `k`. Each later step's
+   * events are joined to the path on from them once (c<k>, from the last step back), so an
+   * entry joins step 2 only. Winners by a rank: depth first, then the earliest entry.
+   */
+  chainedFunnel({ steps, windowMs, sequential, entriesEndMs, grouped, events }: ChainedFunnel): string {
+    const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
+    const times = Array.from({ length: steps }, (_, k) => `t${k}`);
+    // The user's next event of `table` after `previous` (sequential: the very next one), NULLs when none.
+    const next = (table: string, previous: string, alias: string) =>
+      sequential
+        ? `LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k = ${previous}.k + 1`
+        : `ASOF LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k > ${previous}.k`;
+    const within = (k: number) => later.filter((j) => j <= k).map((j) => `j1.t${j} <= j0.time + ${windowMs}`).join(' AND ');
+    const depth = ['1', ...later.map((k) => `coalesce(${within(k)}, false)::INTEGER`)].join(' + ');
+    // `k` < 2^47 for times before the year 2300 with at most 10 steps.
+    const rank = (struct: string) => `${struct}depth * ${2 ** 47} - ${struct}k0`;
+    const measures = (filter: string) =>
+      [
+        ...Array.from({ length: steps }, (_, k) => `count(*) FILTER (WHERE depth > ${k}) AS r${k}`),
+        ...later.flatMap((k) => [`median(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS m${k}`, `avg(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS a${k}`]),
+        `median(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS m0`,
+        `avg(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS a0`,
+        filter,
+      ].join(', ');
+    const columns = (struct: string) => [...times, 'depth'].map((field) => `${struct}.${field} AS ${field}`).join(', ');
+    const chain = [...later].reverse().map((k) => {
+      const rest = later.filter((j) => j > k);
+      const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
+      return rest.length === 0
+        ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
+        : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
+    });
+    return `WITH ev AS (${events}),
+    j0 AS (SELECT svc_id, k, time, bucket, ${grouped ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${entriesEndMs}),
+    ${chain.map((c) => `${c},`).join('\n    ')}
+    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
+      FROM j0 ${later.length > 0 ? next('c1', 'j0', 'j1') : ''}),
+    best_of_day AS (SELECT svc_id, bucket, arg_max(struct_pack(g, k0, ${times.join(', ')}, depth), ${rank('')}) AS b FROM paths GROUP BY svc_id, bucket),
+    best AS (SELECT svc_id, arg_max(b, ${rank('b.')}) AS b FROM best_of_day GROUP BY svc_id)
+    SELECT b.g AS g, NULL AS day, ${measures('true AS whole')} FROM (SELECT b.g, ${columns('b')} FROM best) b GROUP BY b.g
+    UNION ALL SELECT g, ${this.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')}
+      FROM (SELECT best.b.g AS g, d.bucket, ${columns('d.b')} FROM best_of_day d JOIN best USING (svc_id)) GROUP BY g, bucket`;
   }
 
   /** Grouping sets: one pass over the source. */

@@ -1,9 +1,9 @@
 // `/api/2/funnels`: per user the winning path over the events of the steps, counted per group
 // value (`g` on the winning entry's event) and per entry day (the best path entering that
-// day). Ordered and sequential funnels are computed by the engine (each entry's path is a
-// chain of "next matching event" joins, or on engines without them the dialect's
-// `chainedFunnel` over each user's event lists); unordered ones by funnel-paths.ts over each
-// user's events, read a chunk of users at a time.
+// day). Ordered and sequential funnels are computed by the engine (the dialect's
+// `chainedFunnel`: chains of "next matching event" joins, or each user's event lists walked
+// with array functions); unordered ones by funnel-paths.ts over each user's events, read a
+// chunk of users at a time.
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
@@ -126,52 +126,24 @@ function stepsScan(ctx: RunnerContext, query: FunnelQuery, windowMs: number): st
 }
 
 /**
- * Ordered and sequential funnels in the engine: from every entry (step 1 in the range) the
- * earliest following event of step 2, then of step 3 after it… (sequential: the very next
- * event), which reaches the furthest step any path from that entry can; a user's winning
- * entry is the furthest, then the earliest, and per entry day the same among that day's.
+ * Ordered and sequential funnels in the engine (the dialect's `chainedFunnel`): from every entry
+ * (step 1 in the range) the earliest following event of step 2, then of step 3 after it…
+ * (sequential: the very next event), which reaches the furthest step any path from that entry
+ * can; a user's winning entry is the furthest, then the earliest, and per entry day the same
+ * among that day's.
  */
 async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: string[]): Promise<FunnelGroup[]> {
   const steps = query.steps.length;
   const windowMs = windowMsOf(query);
-  const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
-  const times = Array.from({ length: steps }, (_, k) => `t${k}`);
-  const within = (k: number) => later.filter((j) => j <= k).map((j) => `j1.t${j} <= j0.time + ${windowMs}`).join(' AND ');
-  const depth = ['1', ...later.map((k) => `coalesce(${within(k)}, false)::INTEGER`)].join(' + ');
-  // The winner's order: depth first, then the earliest entry (`k` < 2^47 for times before the year 2300 with at most 10 steps).
-  const rank = (struct: string) => `${struct}depth * ${2 ** 47} - ${struct}k0`;
-  const measures = (filter: string) =>
-    [
-      ...Array.from({ length: steps }, (_, k) => `count(*) FILTER (WHERE depth > ${k}) AS r${k}`),
-      ...later.flatMap((k) => [`median(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS m${k}`, `avg(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS a${k}`]),
-      `median(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS m0`,
-      `avg(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS a0`,
-      filter,
-    ].join(', ');
-  const columns = (struct: string) => [...times, 'depth'].map((field) => `${struct}.${field} AS ${field}`).join(', ');
-  const next = (table: string, previous: string, alias: string) => ctx.dialect.nextEvent(table, previous, alias, query.mode === 'sequential');
-  // c<k>: each step-k event with the times of the path on from it (the next step-k+1 event of
-  // c<k+1>, and so on), built from the last step back: every event is joined once, not once
-  // per entry before it.
-  const chain = !ctx.dialect.chainsInEngine ? [] : [...later].reverse().map((k) => {
-    const rest = later.filter((j) => j > k);
-    const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
-    return rest.length === 0
-      ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
-      : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
+  const sql = ctx.dialect.chainedFunnel({
+    steps,
+    windowMs,
+    sequential: query.mode === 'sequential',
+    entriesEndMs: query.range.endMs,
+    grouped: query.groupBy !== undefined,
+    events: orderedEventsSql(ctx, query, windowMs),
+    userLists: stepsSql(ctx, query, windowMs),
   });
-  const sql = !ctx.dialect.chainsInEngine
-    ? ctx.dialect.chainedFunnel(stepsSql(ctx, query, windowMs), steps, windowMs, query.mode === 'sequential')
-    : `WITH ev AS (${orderedEventsSql(ctx, query, windowMs)}),
-    j0 AS (SELECT svc_id, k, time, bucket, ${query.groupBy ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${query.range.endMs}),
-    ${chain.map((c) => `${c},`).join('\n    ')}
-    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
-      FROM j0 ${later.length > 0 ? next('c1', 'j0', 'j1') : ''}),
-    best_of_day AS (SELECT svc_id, bucket, arg_max(struct_pack(g, k0, ${times.join(', ')}, depth), ${rank('')}) AS b FROM paths GROUP BY svc_id, bucket),
-    best AS (SELECT svc_id, arg_max(b, ${rank('b.')}) AS b FROM best_of_day GROUP BY svc_id)
-    SELECT b.g AS g, NULL AS day, ${measures('true AS whole')} FROM (SELECT b.g, ${columns('b')} FROM best) b GROUP BY b.g
-    UNION ALL SELECT g, ${ctx.dialect.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')}
-      FROM (SELECT best.b.g AS g, d.bucket, ${columns('d.b')} FROM best_of_day d JOIN best USING (svc_id)) GROUP BY g, bucket`;
   const dayIndex = new Map(days.map((day, i) => [day, i]));
   const groups = new Map<string, FunnelGroup>();
   for (const row of await ctx.query(sql)) {
