@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type PostgresServer, startPostgres } from '../../../../scripts/postgres/start.mjs';
 import { AnnotationStore } from '../../src/annotations/store.js';
@@ -223,4 +224,25 @@ test('session replays and their files', async () => {
   });
   expect(duck![0]).toHaveLength(3);
   expect(pg).toEqual(duck);
+});
+
+test('processes creating the tables at once on a new database all succeed', async () => {
+  const admin = new pg.Client(postgres.url);
+  await admin.connect();
+  try {
+    for (let round = 0; round < 5; round++) {
+      await admin.query(`CREATE DATABASE tables_at_once_${round}`);
+      const url = new URL(postgres.url);
+      url.pathname = `/tables_at_once_${round}`;
+      const processes = [postgresSession(url.href), postgresSession(url.href), postgresSession(url.href)];
+      try {
+        const firstUses = processes.flatMap((sql) => [new TaxonomyStore(sql).categories(APP), new AnnotationStore(sql).categories(APP), new ReplayStore(sql).replay(APP, { deviceId: 'd', sessionId: '1' }, 0)]);
+        expect((await Promise.allSettled(firstUses)).filter((use) => use.status === 'rejected')).toEqual([]);
+      } finally {
+        for (const session of processes) await session.close();
+      }
+    }
+  } finally {
+    await admin.end();
+  }
 });
