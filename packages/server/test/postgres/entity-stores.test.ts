@@ -16,7 +16,7 @@ import { TaxonomyStore } from '../../src/taxonomy/store.js';
 import { type EventTypeEntry, newEntry } from '../../src/taxonomy/event-types.js';
 import { DuckDbEngine } from '../../src/store/duckdb.js';
 import { postgresSession, type PostgresSession } from '../../src/store/postgres/sql-session.js';
-import type { SqlSession, StoredEvent } from '../../src/store/types.js';
+import type { SqlSession, StoredEvent, StreamedEvents } from '../../src/store/types.js';
 import { stored } from '../clickhouse/engines.js';
 
 interface Side {
@@ -244,5 +244,33 @@ test('processes creating the tables at once on a new database all succeed', asyn
     }
   } finally {
     await admin.end();
+  }
+});
+
+test('two processes cutting the same destination at once stream each event once', async () => {
+  const { engine } = sides[1]!;
+  // Both read the cursor before either moves it: they meet before reading the events.
+  let arrived = 0;
+  let meet!: () => void;
+  const met = new Promise<void>((resolve) => (meet = resolve));
+  const events: StreamedEvents = {
+    loadedIngestSeq: async () => {
+      if (++arrived === 2) meet();
+      await met;
+      return engine.loadedIngestSeq();
+    },
+    streamedEvents: (query) => engine.streamedEvents(query),
+    eventsBySeq: (ingestSeqs) => engine.eventsBySeq(ingestSeqs),
+  };
+  const otherSession = postgresSession(postgres.url);
+  try {
+    const processes = [new StreamStore(pgSession, events), new StreamStore(otherSession, events)];
+    const selection = { syncId: 'cut-at-once', appId: APP, since: T0 };
+    const cut = await Promise.all(processes.map((store) => store.cutBatches(selection, 2, 10, 60_000)));
+    const batches = await processes[0]!.dueBatches('cut-at-once', T0 + 20_000);
+    const streamed = (await Promise.all(batches.map((batch) => processes[0]!.batchEvents(batch.batchId)))).flat().map((event) => event.ingest_seq);
+    expect([cut.sort((a, b) => a - b), streamed]).toEqual([[0, EVENTS.length], EVENTS.map((_, i) => i + 1)]);
+  } finally {
+    await otherSession.close();
   }
 });
