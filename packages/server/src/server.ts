@@ -36,6 +36,7 @@ import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
+import { postgresSession } from './store/postgres/sql-session.js';
 import { Tenancy } from './tenancy.js';
 
 // silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
@@ -83,6 +84,11 @@ export interface ServerConfig {
   deliveryMetricsLimits?: MetricsLimitFigures;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
+  /**
+   * PostgreSQL for the entity tables (annotations, cohorts, taxonomy, streaming, replays),
+   * which several server processes can share; the engine's own tables by default.
+   */
+  postgresUrl?: string;
 }
 
 export interface RunningServer {
@@ -148,23 +154,25 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const experiment = new ExperimentService(config.dataDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
 
-  const annotations = new AnnotationHandlers(new AnnotationStore(store.entities.sql));
+  const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
+  const entitySql = postgres ?? engine.sql;
+  const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
   const links = new SignedLinks(linkSecret(config.dataDir), clock);
-  const taxonomyStore = new TaxonomyStore(store.entities.sql);
+  const taxonomyStore = new TaxonomyStore(entitySql);
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, new DuckDbDialect()));
-  const cohorts = new CohortHandlers(new CohortStore(store.entities.sql), store, {
+  const cohorts = new CohortHandlers(new CohortStore(entitySql, engine), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
     links,
     schedule: config.cohortExportScheduler,
     inlineFileBytes: config.cohortInlineFileBytes,
   });
-  const streamStore = new StreamStore(store.entities.sql);
+  const streamStore = new StreamStore(entitySql, engine);
   const streamer = new EventStreamer(streamStore, () => destinationsOf(tenancy), clock, { ...DEFAULT_STREAMING, ...config.streaming }, log);
   streamer.start();
   const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
-  const replayStore = new ReplayStore(store.entities.sql);
+  const replayStore = new ReplayStore(entitySql);
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
@@ -287,6 +295,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       for (const { app } of listeners) await app.close();
       await streamer.stop();
       await store.close();
+      await postgres?.close();
     },
   };
 }

@@ -1,9 +1,10 @@
-// Uploaded cohorts and their export jobs in the engine's own tables (per project). Members
-// live in `cohort_members`, which the reporting dialect reads for `userdata_cohort` segments
-// and the deletion scrub empties of deleted users.
+// Uploaded cohorts and their export jobs in the entity tables (per project). Members stay
+// with the engine (`CohortMembers`): the reporting dialect reads them for `userdata_cohort`
+// segments and the deletion scrub empties them of deleted users. Members are written before
+// the cohort's row, so a failure in between leaves no cohort without its members.
 import { randomBytes } from 'node:crypto';
 import { EntityTables } from '../store/entity-tables.js';
-import type { SqlSession } from '../store/types.js';
+import type { CohortMembers, CohortMembershipChange, SqlSession, UserData } from '../store/types.js';
 
 const COHORT_TABLES = `
 CREATE TABLE IF NOT EXISTS cohorts (id VARCHAR PRIMARY KEY, app_id INTEGER, name VARCHAR, owner VARCHAR, published BOOLEAN, created_at BIGINT, last_mod BIGINT);
@@ -34,54 +35,54 @@ export interface CohortExportJob {
 const newId = () => randomBytes(5).toString('hex').slice(0, 7);
 
 export class CohortStore extends EntityTables {
-  constructor(sql: SqlSession) {
+  constructor(
+    sql: SqlSession,
+    private readonly engine: CohortMembers & UserData,
+  ) {
     super(sql, COHORT_TABLES);
   }
 
   async cohorts(appId: number): Promise<StoredCohort[]> {
     await this.tables();
-    const rows = await this.sql.rows(
-      `SELECT c.*, (SELECT count(*) FROM cohort_members m WHERE m.app_id = c.app_id AND m.cohort_id = c.id) AS size FROM cohorts c WHERE c.app_id = ? ORDER BY c.created_at, c.id`,
-      [appId],
-    );
-    return rows.map((r) => ({ id: r.id as string, name: r.name as string, owner: r.owner as string, published: r.published as boolean, createdAt: Number(r.created_at), lastMod: Number(r.last_mod), size: Number(r.size) }));
+    const rows = await this.sql.rows('SELECT * FROM cohorts WHERE app_id = ? ORDER BY created_at, id', [appId]);
+    const sizes = await this.engine.cohortSizes(appId);
+    return rows.map((r) => ({
+      id: r.id as string,
+      name: r.name as string,
+      owner: r.owner as string,
+      published: r.published as boolean,
+      createdAt: Number(r.created_at),
+      lastMod: Number(r.last_mod),
+      size: sizes.get(r.id as string) ?? 0,
+    }));
   }
 
   async cohort(appId: number, id: string): Promise<StoredCohort | undefined> {
     return (await this.cohorts(appId)).find((c) => c.id === id);
   }
 
-  /** Creates a cohort, or replaces the members of `existingId`, in one transaction; its id. */
+  /** Creates a cohort, or replaces the members of `existingId`; its id. */
   async save(appId: number, cohort: { name: string; owner: string; published: boolean; existingId?: string }, svcIds: readonly number[], now: number): Promise<string> {
     await this.tables();
     const id = cohort.existingId ?? newId();
-    await this.sql.transaction(async (tx) => {
-      if (cohort.existingId) {
-        await tx.run('UPDATE cohorts SET name = ?, owner = ?, published = ?, last_mod = ? WHERE app_id = ? AND id = ?', [cohort.name, cohort.owner, cohort.published, now, appId, id]);
-        await tx.run('DELETE FROM cohort_members WHERE app_id = ? AND cohort_id = ?', [appId, id]);
-      } else {
-        await tx.run('INSERT INTO cohorts VALUES (?, ?, ?, ?, ?, ?, ?)', [id, appId, cohort.name, cohort.owner, cohort.published, now, now]);
-      }
-      await insertMembers(tx, appId, id, svcIds);
-    });
+    await this.engine.replaceCohortMembers(appId, id, svcIds);
+    if (cohort.existingId) {
+      await this.sql.run('UPDATE cohorts SET name = ?, owner = ?, published = ?, last_mod = ? WHERE app_id = ? AND id = ?', [cohort.name, cohort.owner, cohort.published, now, appId, id]);
+    } else {
+      await this.sql.run('INSERT INTO cohorts VALUES (?, ?, ?, ?, ?, ?, ?)', [id, appId, cohort.name, cohort.owner, cohort.published, now, now]);
+    }
     return id;
   }
 
-  /** Applies additions and removals in order, in one transaction. */
-  async changeMembers(appId: number, cohortId: string, changes: readonly { add: boolean; svcIds: readonly number[] }[], now: number): Promise<void> {
+  /** Applies additions and removals in order (all or none). */
+  async changeMembers(appId: number, cohortId: string, changes: readonly CohortMembershipChange[], now: number): Promise<void> {
     await this.tables();
-    await this.sql.transaction(async (tx) => {
-      for (const change of changes) {
-        await tx.run(`DELETE FROM cohort_members WHERE app_id = ? AND cohort_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[]))`, [appId, cohortId, JSON.stringify(change.svcIds)]);
-        if (change.add) await insertMembers(tx, appId, cohortId, change.svcIds);
-      }
-      await tx.run('UPDATE cohorts SET last_mod = ? WHERE app_id = ? AND id = ?', [now, appId, cohortId]);
-    });
+    await this.engine.changeCohortMembers(appId, cohortId, changes);
+    await this.sql.run('UPDATE cohorts SET last_mod = ? WHERE app_id = ? AND id = ?', [now, appId, cohortId]);
   }
 
-  async members(appId: number, cohortId: string): Promise<number[]> {
-    await this.tables();
-    return (await this.sql.rows('SELECT svc_id FROM cohort_members WHERE app_id = ? AND cohort_id = ? ORDER BY svc_id', [appId, cohortId])).map((r) => Number(r.svc_id));
+  members(appId: number, cohortId: string): Promise<number[]> {
+    return this.engine.cohortMembers(appId, cohortId);
   }
 
   async requestExport(appId: number, cohortId: string, propKeys: string[] | null, now: number, requestId: string): Promise<void> {
@@ -96,17 +97,15 @@ export class CohortStore extends EntityTables {
   async userProperties(appId: number, svcIds: readonly number[], builtIns: ReadonlyMap<string, string>): Promise<Map<number, Map<string, string>>> {
     const result = new Map<number, Map<string, string>>(svcIds.map((svcId) => [svcId, new Map()]));
     if (svcIds.length === 0) return result;
-    const ids = JSON.stringify(svcIds);
-    for (const row of await this.sql.rows(`SELECT svc_id, properties FROM profiles WHERE app_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[]))`, [appId, ids])) {
-      const values = result.get(Number(row.svc_id))!;
-      for (const [name, value] of Object.entries(JSON.parse(row.properties as string) as Record<string, unknown>)) {
+    for (const [svcId, properties] of await this.engine.profileProperties(appId, svcIds)) {
+      const values = result.get(svcId)!;
+      for (const [name, value] of Object.entries(properties)) {
         if (value !== null && value !== undefined) values.set(`gp:${name}`, typeof value === 'string' ? value : JSON.stringify(value));
       }
     }
-    const columns = [...builtIns].map(([name, column]) => `arg_max(${column}, time) AS "${name}"`).join(', ');
-    for (const row of await this.sql.rows(`SELECT svc_id, ${columns} FROM events WHERE app_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[])) GROUP BY svc_id`, [appId, ids])) {
-      const values = result.get(Number(row.svc_id))!;
-      for (const name of builtIns.keys()) if (row[name] !== null && row[name] !== undefined) values.set(name, String(row[name]));
+    for (const [svcId, latest] of await this.engine.latestEventValues(appId, svcIds, builtIns)) {
+      const values = result.get(svcId)!;
+      for (const [name, value] of latest) if (value !== null && value !== undefined) values.set(name, String(value));
     }
     return result;
   }
@@ -134,12 +133,4 @@ export class CohortStore extends EntityTables {
       file: (row.file as string | null) ?? null,
     };
   }
-}
-
-async function insertMembers(tx: Omit<SqlSession, 'transaction'>, appId: number, cohortId: string, svcIds: readonly number[]): Promise<void> {
-  if (svcIds.length === 0) return;
-  await tx.run(
-    `INSERT INTO cohort_members SELECT ?, ?, id FROM (SELECT DISTINCT unnest(?::BIGINT[]) AS id) WHERE id NOT IN (SELECT svc_id FROM cohort_members WHERE app_id = ? AND cohort_id = ?)`,
-    [appId, cohortId, JSON.stringify(svcIds), appId, cohortId],
-  );
 }

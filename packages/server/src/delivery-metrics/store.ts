@@ -1,9 +1,11 @@
-// Event streaming in the engine's own tables: per destination a cursor over the events'
-// ingestion order (`ingest_seq`), the batches cut from it (with their events) and every
-// delivery attempt. A batch and the cursor move in one transaction, so an acknowledged event
-// is in a batch or still ahead of the cursor, across restarts.
+// Event streaming in the entity tables: per destination a cursor over the events' ingestion
+// order (`ingest_seq`, read from the engine's `StreamedEvents`), the batches cut from it
+// (with their events' seqs) and every delivery attempt. A batch and the cursor move in one
+// transaction, so an acknowledged event is in a batch or still ahead of the cursor, across
+// restarts; the cursor only moves from where the events were read (another process sharing
+// the tables may have moved it meanwhile: then nothing is cut).
 import { EntityTables } from '../store/entity-tables.js';
-import type { SqlSession } from '../store/types.js';
+import type { SqlSession, StreamedEvents } from '../store/types.js';
 import { inBatches, type Outcome } from './delivery.js';
 import type { SettledEvents, Window } from './metrics.js';
 
@@ -43,7 +45,10 @@ export interface AttemptRecord {
 }
 
 export class StreamStore extends EntityTables {
-  constructor(sql: SqlSession) {
+  constructor(
+    sql: SqlSession,
+    private readonly events: StreamedEvents,
+  ) {
     super(sql, STREAMING_TABLES);
   }
 
@@ -53,26 +58,24 @@ export class StreamStore extends EntityTables {
    */
   async cutBatches(selection: StreamSelection, batchSize: number, maxEvents: number, expiryMs: number): Promise<number> {
     await this.tables();
+    const [cursor] = await this.sql.rows('SELECT last_seq FROM stream_cursors WHERE sync_id = ?', [selection.syncId]);
+    const after = (cursor?.last_seq as number | undefined) ?? 0;
+    const last = await this.events.loadedIngestSeq();
+    const { appId, since, eventTypes } = selection;
+    const events = await this.events.streamedEvents({ appId, afterSeq: after, untilSeq: last, since, eventTypes, limit: maxEvents });
+    const reached = events.length === maxEvents ? events.at(-1)!.ingestSeq : last;
     return this.sql.transaction(async (tx) => {
-      const [cursor] = await tx.rows('SELECT last_seq FROM stream_cursors WHERE sync_id = ?', [selection.syncId]);
-      const [loaded] = await tx.rows('SELECT coalesce(max(ingest_seq), 0) AS last FROM events');
-      const after = (cursor?.last_seq as number | undefined) ?? 0;
-      const last = loaded!.last as number;
-      const typeFilter = selection.eventTypes ? ` AND list_contains(from_json(?, '["VARCHAR"]'), event_type)` : '';
-      const events = await tx.rows(
-        `SELECT ingest_seq, server_upload_time FROM events
-          WHERE app_id = ? AND ingest_seq > ? AND ingest_seq <= ? AND svc_id IS NOT NULL AND server_upload_time >= ?${typeFilter}
-          ORDER BY ingest_seq LIMIT ?`,
-        [selection.appId, after, last, selection.since, ...(selection.eventTypes ? [JSON.stringify(selection.eventTypes)] : []), maxEvents],
+      const moved = await tx.rows(
+        'INSERT INTO stream_cursors VALUES (?, ?) ON CONFLICT (sync_id) DO UPDATE SET last_seq = excluded.last_seq WHERE stream_cursors.last_seq = ? RETURNING sync_id',
+        [selection.syncId, reached, after],
       );
+      if (moved.length === 0) return 0;
       for (const batch of inBatches(events, batchSize)) {
-        const firstAccepted = Math.min(...batch.map((e) => e.server_upload_time as number));
+        const firstAccepted = Math.min(...batch.map((e) => e.serverUploadTime));
         const [created] = await tx.rows("INSERT INTO stream_batches VALUES (nextval('stream_batch_ids'), ?, ?, 0, 0, 'pending') RETURNING batch_id", [selection.syncId, firstAccepted + expiryMs]);
         const values = batch.map(() => '(?, ?, ?)').join(', ');
-        await tx.run(`INSERT INTO stream_batch_events VALUES ${values}`, batch.flatMap((e) => [created!.batch_id as number, e.ingest_seq as number, e.server_upload_time as number]));
+        await tx.run(`INSERT INTO stream_batch_events VALUES ${values}`, batch.flatMap((e) => [created!.batch_id as number, e.ingestSeq, e.serverUploadTime]));
       }
-      const reached = events.length === maxEvents ? (events.at(-1)!.ingest_seq as number) : last;
-      await tx.run('INSERT OR REPLACE INTO stream_cursors VALUES (?, ?)', [selection.syncId, reached]);
       return events.length;
     });
   }
@@ -87,8 +90,8 @@ export class StreamStore extends EntityTables {
   /** The batch's events as stored (JSON objects with `svc_id`), in ingestion order; scrubbed events are gone. */
   async batchEvents(batchId: number): Promise<Record<string, unknown>[]> {
     await this.tables();
-    const rows = await this.sql.rows('SELECT to_json(e) AS event FROM stream_batch_events b JOIN events e ON e.ingest_seq = b.ingest_seq WHERE b.batch_id = ? ORDER BY e.ingest_seq', [batchId]);
-    return rows.map((r) => JSON.parse(r.event as string) as Record<string, unknown>);
+    const rows = await this.sql.rows('SELECT ingest_seq FROM stream_batch_events WHERE batch_id = ?', [batchId]);
+    return this.events.eventsBySeq(rows.map((r) => r.ingest_seq as number));
   }
 
   /** Records an attempt and the batch's new state in one transaction. */
@@ -121,12 +124,12 @@ export class StreamStore extends EntityTables {
     const range = [syncId, window.start, window.end];
     const counts = await this.sql.rows(
       `SELECT outcome, attempt = 1 AS first, sum(events) AS events FROM stream_attempts
-        WHERE sync_id = ? AND answered_at >= ? AND answered_at < ? AND outcome <> 'retry' GROUP BY ALL`,
+        WHERE sync_id = ? AND answered_at >= ? AND answered_at < ? AND outcome <> 'retry' GROUP BY 1, 2`,
       range,
     );
     const count = (outcome: Outcome, first?: boolean) => counts.filter((r) => r.outcome === outcome && (first === undefined || r.first === first)).reduce((sum, r) => sum + Number(r.events), 0);
     const [latency] = await this.sql.rows(
-      `SELECT quantile_disc(a.answered_at - e.accepted_at, 0.95) AS p95 FROM stream_attempts a JOIN stream_batch_events e ON e.batch_id = a.batch_id
+      `SELECT percentile_disc(0.95) WITHIN GROUP (ORDER BY a.answered_at - e.accepted_at) AS p95 FROM stream_attempts a JOIN stream_batch_events e ON e.batch_id = a.batch_id
         WHERE a.sync_id = ? AND a.answered_at >= ? AND a.answered_at < ? AND a.outcome = 'delivered'`,
       range,
     );

@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue } from './types.js';
+import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -163,7 +163,7 @@ const doomedUsers = (appId: number, day: string) => `(SELECT svc_id FROM deletio
 const doomedDevices = (appId: number, day: string) =>
   `app_id = ${appId} AND (svc_id IN ${doomedUsers(appId, day)} OR owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomedUsers(appId, day)}))`;
 
-export class DuckDbEngine implements Engine {
+export class DuckDbEngine implements Engine, CohortMembers, UserData, StreamedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
 
@@ -575,6 +575,78 @@ export class DuckDbEngine implements Engine {
     return this.serial(async () => {
       const removed = await this.rows('DELETE FROM deletion_entries WHERE app_id = ? AND day = ? AND svc_id = ? RETURNING svc_id', [appId, day, svcId]);
       return removed.length > 0;
+    });
+  }
+
+  replaceCohortMembers(appId: number, cohortId: string, svcIds: readonly number[]): Promise<void> {
+    return this.transaction(async () => {
+      await this.connection.run('DELETE FROM cohort_members WHERE app_id = ? AND cohort_id = ?', [appId, cohortId]);
+      await this.insertCohortMembers(appId, cohortId, svcIds);
+    });
+  }
+
+  changeCohortMembers(appId: number, cohortId: string, changes: readonly CohortMembershipChange[]): Promise<void> {
+    return this.transaction(async () => {
+      for (const change of changes) {
+        await this.connection.run('DELETE FROM cohort_members WHERE app_id = ? AND cohort_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[]))', [appId, cohortId, JSON.stringify(change.svcIds)]);
+        if (change.add) await this.insertCohortMembers(appId, cohortId, change.svcIds);
+      }
+    });
+  }
+
+  private async insertCohortMembers(appId: number, cohortId: string, svcIds: readonly number[]): Promise<void> {
+    if (svcIds.length === 0) return;
+    await this.connection.run(
+      'INSERT INTO cohort_members SELECT ?, ?, id FROM (SELECT DISTINCT unnest(?::BIGINT[]) AS id) WHERE id NOT IN (SELECT svc_id FROM cohort_members WHERE app_id = ? AND cohort_id = ?)',
+      [appId, cohortId, JSON.stringify(svcIds), appId, cohortId],
+    );
+  }
+
+  cohortMembers(appId: number, cohortId: string): Promise<number[]> {
+    return this.serial(async () => (await this.rows('SELECT svc_id FROM cohort_members WHERE app_id = ? AND cohort_id = ? ORDER BY svc_id', [appId, cohortId])).map((r) => Number(r.svc_id)));
+  }
+
+  cohortSizes(appId: number): Promise<Map<string, number>> {
+    return this.serial(async () => new Map((await this.rows('SELECT cohort_id, count(*) AS n FROM cohort_members WHERE app_id = ? GROUP BY cohort_id', [appId])).map((r) => [r.cohort_id as string, Number(r.n)])));
+  }
+
+  profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT svc_id, properties FROM profiles WHERE app_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[]))', [appId, JSON.stringify(svcIds)]);
+      return new Map(rows.map((r) => [Number(r.svc_id), JSON.parse(r.properties as string) as Record<string, unknown>]));
+    });
+  }
+
+  latestEventValues(appId: number, svcIds: readonly number[], columns: ReadonlyMap<string, string>): Promise<Map<number, Map<string, unknown>>> {
+    const names = [...columns.keys()];
+    const selected = [...columns.values()].map((column, i) => `arg_max(${quote(column)}, time) AS v${i}`).join(', ');
+    return this.serial(async () => {
+      const rows = await this.rows(`SELECT svc_id, ${selected} FROM events WHERE app_id = ? AND svc_id IN (SELECT unnest(?::BIGINT[])) GROUP BY svc_id`, [appId, JSON.stringify(svcIds)]);
+      return new Map(rows.map((r) => [Number(r.svc_id), new Map(names.map((name, i) => [name, r[`v${i}`]]))]));
+    });
+  }
+
+  loadedIngestSeq(): Promise<number> {
+    return this.serial(async () => Number((await this.rows('SELECT coalesce(max(ingest_seq), 0) AS last FROM events'))[0]!.last));
+  }
+
+  streamedEvents(query: StreamedEventsQuery): Promise<{ ingestSeq: number; serverUploadTime: number }[]> {
+    const typeFilter = query.eventTypes ? ` AND list_contains(from_json(?, '["VARCHAR"]'), event_type)` : '';
+    return this.serial(async () => {
+      const rows = await this.rows(
+        `SELECT ingest_seq, server_upload_time FROM events
+          WHERE app_id = ? AND ingest_seq > ? AND ingest_seq <= ? AND svc_id IS NOT NULL AND server_upload_time >= ?${typeFilter}
+          ORDER BY ingest_seq LIMIT ?`,
+        [query.appId, query.afterSeq, query.untilSeq, query.since, ...(query.eventTypes ? [JSON.stringify(query.eventTypes)] : []), query.limit],
+      );
+      return rows.map((r) => ({ ingestSeq: Number(r.ingest_seq), serverUploadTime: Number(r.server_upload_time) }));
+    });
+  }
+
+  eventsBySeq(ingestSeqs: readonly number[]): Promise<Record<string, unknown>[]> {
+    return this.serial(async () => {
+      const rows = await this.rows('SELECT to_json(e) AS event FROM events e WHERE ingest_seq IN (SELECT unnest(?::BIGINT[])) ORDER BY ingest_seq', [JSON.stringify(ingestSeqs)]);
+      return rows.map((r) => JSON.parse(r.event as string) as Record<string, unknown>);
     });
   }
 

@@ -134,6 +134,57 @@ export interface SqlSession {
   transaction<T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>): Promise<T>;
 }
 
+/** A change of a cohort's members: these users join (`add`) or leave it. */
+export interface CohortMembershipChange {
+  add: boolean;
+  svcIds: readonly number[];
+}
+
+/**
+ * Cohort memberships, kept by the engine: reporting reads them with the events and the
+ * deletion scrub removes deleted users from them.
+ */
+export interface CohortMembers {
+  /** The cohort's members become `svcIds`, in one transaction. */
+  replaceCohortMembers(appId: number, cohortId: string, svcIds: readonly number[]): Promise<void>;
+  /** Applies the changes in order, in one transaction. */
+  changeCohortMembers(appId: number, cohortId: string, changes: readonly CohortMembershipChange[]): Promise<void>;
+  cohortMembers(appId: number, cohortId: string): Promise<number[]>;
+  /** The number of members of each of the project's cohorts that has any. */
+  cohortSizes(appId: number): Promise<Map<string, number>>;
+}
+
+/** What the engine knows of users, for the cohort files. */
+export interface UserData {
+  /** The profile properties of those of `svcIds` that have a profile. */
+  profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Record<string, unknown>>>;
+  /** For each of `svcIds` with events: the values of `columns` (name → events column) in its latest event by time. */
+  latestEventValues(appId: number, svcIds: readonly number[], columns: ReadonlyMap<string, string>): Promise<Map<number, Map<string, unknown>>>;
+}
+
+/** A project's loaded events for streaming, in ingestion order (`ingest_seq`). */
+export interface StreamedEventsQuery {
+  appId: number;
+  /** `ingest_seq` range: after `afterSeq`, up to `untilSeq`. */
+  afterSeq: number;
+  untilSeq: number;
+  /** Only events received (server_upload_time) from then (ms). */
+  since: number;
+  /** Only events of these types (all when absent). */
+  eventTypes?: readonly string[];
+  limit: number;
+}
+
+/** The engine's loaded events as the event streamer reads them. */
+export interface StreamedEvents {
+  /** The `ingest_seq` of the last event loaded (0 when none). */
+  loadedIngestSeq(): Promise<number>;
+  /** The identified events of the query, in ingestion order. */
+  streamedEvents(query: StreamedEventsQuery): Promise<{ ingestSeq: number; serverUploadTime: number }[]>;
+  /** The events as stored (JSON objects with `svc_id`), in ingestion order; scrubbed events are gone. */
+  eventsBySeq(ingestSeqs: readonly number[]): Promise<Record<string, unknown>[]>;
+}
+
 /** One user mapping: `userId` counts as `globalUserId`; null unmaps. */
 export interface UserMappingChange {
   userId: string;

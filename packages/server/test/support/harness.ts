@@ -3,13 +3,17 @@
 // host role a test file uses: every answer that reaches a test through the proxy conforms
 // to the spec, or the proxy turns it into an error the test sees. Request validation stays
 // off in the proxy: the server's own validation is what the tests exercise.
+// With SVC_TEST_POSTGRES set to a PostgreSQL server's URL (e.g. from scripts/postgres/start.mjs),
+// each harness puts the entity stores on a fresh database there.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort, prepareDocuments } from '@svc/mock';
+import pg from 'pg';
 import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
 import type { Deployment, Project } from '../../src/tenancy.js';
 
@@ -58,9 +62,23 @@ export async function startProxy(file: string, upstream: string): Promise<{ url:
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
+/** A new database on the server SVC_TEST_POSTGRES names, if it names one: its URL. */
+async function entityDatabase(): Promise<string | undefined> {
+  const serverUrl = process.env.SVC_TEST_POSTGRES;
+  if (!serverUrl) return undefined;
+  const name = `svc_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client(serverUrl);
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
 export async function startHarness(roles: string[], config: Partial<ServerConfig> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-server-test-'));
-  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 200, ...config });
+  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 200, postgresUrl: await entityDatabase(), ...config });
   const org = server.tenancy.createOrganization('Test organization');
   const project = server.tenancy.createProject(org.id, 'Test project');
   const otherProject = server.tenancy.createProject(org.id, 'Other project');

@@ -1,0 +1,14 @@
+export interface PostgresServer {
+  /** Connection URL, e.g. `postgres://svc@127.0.0.1:41234/postgres` (trust authentication on loopback). */
+  url: string;
+  port: number;
+  /** The temporary directory (cluster data, Unix socket). */
+  dir: string;
+  pid: number | undefined;
+  /** Milliseconds from the start (initdb included) until the server accepted connections. */
+  startMs: number;
+  /** Ends the server and removes its directory (unless started with `keep`). */
+  stop(): Promise<void>;
+}
+
+export function startPostgres(options?: { timeoutMs?: number; keep?: boolean }): Promise<PostgresServer>;
