@@ -21,12 +21,19 @@ import { SEGMENT_TABLES } from './tables.js';
 type Row = Record<string, unknown>;
 type Properties = Record<string, unknown>;
 type Profile = { appId: number; properties: Properties; updatedAt: number };
-type JournalLine = StoredEvent & { held_attribution?: HeldAttribution; released_attribution?: string };
+type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
 
 /** A ClickHouse string literal. */
 const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
-const NULL_EVENT = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null])) as unknown as StoredEvent;
+const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
+
+/** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
+function parseLine(text: string): JournalLine {
+  const line = JSON.parse(text) as Row;
+  for (const field of EVENT_FIELDS) line[field] ??= null;
+  return line as unknown as JournalLine;
+}
 
 /**
  * Mutations run in the background on 18.16 (no `mutations_sync`): polled until done. A
@@ -125,7 +132,7 @@ export class ClickHouseEngine implements Engine {
       const lines = (await readFile(path, 'utf8'))
         .split('\n')
         .filter((line) => line.length > 0)
-        .map((line) => ({ ...NULL_EVENT, ...(JSON.parse(line) as Partial<JournalLine>) }) as JournalLine);
+        .map(parseLine);
       const base = this.lastIngestSeq;
       const version = base + lines.length;
       const batch = this.identities.begin();
@@ -138,8 +145,11 @@ export class ClickHouseEngine implements Engine {
           return;
         }
         if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
-        const { held_attribution: _held, released_attribution: _released, ...event } = line;
-        events.push({ ...event, svc_id: batch.resolve(event.app_id, event.user_id, event.device_id), ingest_seq: base + index + 1 });
+        // The line itself becomes the event (the insert reads the event columns only).
+        const event = line as JournalLine & ResolvedEvent;
+        event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
+        event.ingest_seq = base + index + 1;
+        events.push(event);
       });
       for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
       const merges = batch.changes().merges;
