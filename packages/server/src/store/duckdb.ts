@@ -75,7 +75,7 @@ const SEGMENT_COLUMNS = `{${Object.entries(LINE_COLUMNS)
  * Unrolled over the known columns: a copy with named stores plus a smaller JSON.stringify
  * costs less than stringifying the full record (measured 4.8 vs 5.5 µs per event).
  */
-const journalLine = new Function(
+export const journalLine = new Function(
   'record',
   `const line = {};\n${Object.keys(LINE_COLUMNS)
     .map((column) => `if (record[${JSON.stringify(column)}] != null) line[${JSON.stringify(column)}] = record[${JSON.stringify(column)}];`)

@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import { EVENT_COLUMNS } from '../duckdb.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { rowBinaryEncoder } from './row-binary.js';
+import { ENGINE_TABLES } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -43,7 +44,8 @@ export const CLICKHOUSE_EVENT_COLUMNS: Record<string, string> = {
 const quote = (name: string) => `\`${name}\``;
 const selectList = [...Object.keys(EVENT_COLUMNS), 'svc_id'].map(quote).join(', ');
 const insertColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
-const encodeRows = rowBinaryEncoder(Object.values(CLICKHOUSE_EVENT_COLUMNS));
+/** The columns inserted: the event's, then the journal segment it came from (migration 2). */
+const encodeRows = rowBinaryEncoder([...Object.values(CLICKHOUSE_EVENT_COLUMNS), 'String']);
 
 /**
  * Sorted by project, event type and time: reporting scans one project's events of one type
@@ -54,10 +56,11 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries
   .join(', ')}) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(intDiv(time, 1000))) ORDER BY (app_id, event_type, time) SETTINGS index_granularity = 8192`;
 
 /**
- * The schema, one step per version: a step's statements are idempotent (`IF NOT EXISTS`),
+ * The schema, one step per version: a step's statements are idempotent (`IF NOT EXISTS`, or
+ * an added column skipped when it exists),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE]];
+export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES];
 
 const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
 
@@ -90,7 +93,7 @@ const integer = (value: number) => {
 };
 
 export class ClickHouseEvents {
-  private constructor(private readonly client: ClickHouseClient) {}
+  private constructor(readonly client: ClickHouseClient) {}
 
   /** Connects, creates the database if missing and brings the schema to the latest version. */
   static async open(options: ClickHouseOptions): Promise<ClickHouseEvents> {
@@ -121,20 +124,31 @@ export class ClickHouseEvents {
   private async migrate(): Promise<void> {
     await this.client.command({ query: SCHEMA_VERSIONS });
     for (let version = (await this.schemaVersion()) + 1; version <= MIGRATIONS.length; version++) {
-      for (const statement of MIGRATIONS[version - 1]!) await this.client.command({ query: statement });
+      for (const statement of MIGRATIONS[version - 1]!) if (!(await this.columnExists(statement))) await this.client.command({ query: statement });
       await this.client.insert({ table: 'schema_versions', values: [{ version, applied_at: Date.now() }], format: 'JSONEachRow' });
     }
   }
 
+  /** Whether the statement adds a column that exists (18.16 has no `ADD COLUMN IF NOT EXISTS`). */
+  private async columnExists(statement: string): Promise<boolean> {
+    const added = /^ALTER TABLE (\w+) ADD COLUMN (\w+)/.exec(statement);
+    if (!added) return false;
+    const [row] = await this.query(`SELECT count() AS n FROM system.columns WHERE database = currentDatabase() AND table = '${added[1]}' AND name = '${added[2]}'`);
+    return Number(row!.n) > 0;
+  }
+
   /**
-   * Inserts events (already deduplicated and resolved) in one block, visible once this
-   * resolves. RowBinary, not JSONEachRow: 18.16 reads floats in text inexactly (row-binary.ts).
+   * Inserts events (already deduplicated and resolved) in one INSERT, visible once this
+   * resolves, tagged with the journal segment they came from. RowBinary, not JSONEachRow:
+   * 18.16 reads floats in text inexactly (row-binary.ts).
    */
-  async insert(events: readonly ResolvedEvent[]): Promise<void> {
+  async insert(events: readonly ResolvedEvent[], segment = ''): Promise<void> {
     if (events.length === 0) return;
     const result = await this.client.exec({
-      query: `INSERT INTO events (${insertColumns.map(quote).join(', ')}) FORMAT RowBinary`,
-      values: Readable.from([encodeRows(events.map(valuesOf))]),
+      query: `INSERT INTO events (${[...insertColumns, 'segment'].map(quote).join(', ')}) FORMAT RowBinary`,
+      values: Readable.from([encodeRows(events.map((event) => [...valuesOf(event), segment]))]),
+      // One block per partition however many rows the segment holds (the default splits at 1,048,576).
+      clickhouse_settings: { max_insert_block_size: String(Math.max(events.length, 1_048_576)) },
     });
     result.stream.resume();
     await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));

@@ -1,0 +1,434 @@
+// The ClickHouse engine (issue 14): the events, identities and profiles in ClickHouse 18.16,
+// the other entities in a shared SQL store (entities.ts). Identity resolution and profile
+// operations run in JS as in DuckDB (src/ingest), over the identities read back at open.
+//
+// A segment's load, without transactions: every row it writes carries the segment's name;
+// its events go in one INSERT, and a row in `loaded_segments`, written last, records the
+// load as done (`isLoaded`). A load cut short (a crash, or an error on the way) leaves rows
+// without that record; they are deleted by mutation before the segment loads again (at open,
+// or on the retry in the same process), so a segment never counts twice. One INSERT alone
+// is not atomic enough: 18.16 writes one part per month partition (and splits blocks at
+// max_insert_block_size rows), each part committed on its own.
+import { readFile } from 'node:fs/promises';
+import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
+import { applyPropertyOperations } from '../../ingest/profile-operations.js';
+import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
+import { ADVERTISING_ID_FIELDS, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView } from '../types.js';
+import { SharedEntities } from './entities.js';
+import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
+import { SEGMENT_TABLES } from './tables.js';
+
+type Row = Record<string, unknown>;
+type Properties = Record<string, unknown>;
+type Profile = { appId: number; properties: Properties; updatedAt: number };
+type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
+
+/** A ClickHouse string literal. */
+const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
+const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
+
+/** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
+function parseLine(text: string): JournalLine {
+  const line = JSON.parse(text) as Row;
+  for (const field of EVENT_FIELDS) line[field] ??= null;
+  return line as unknown as JournalLine;
+}
+
+/**
+ * Mutations run in the background on 18.16 (no `mutations_sync`): polled until done. A
+ * mutation that fails is retried by the server forever and blocks the later ones of its
+ * table (18.16 can neither report nor kill it), so their SQL must be right.
+ */
+const MUTATION_POLL_MS = 20;
+
+export class ClickHouseEngine implements Engine {
+  private queue: Promise<unknown> = Promise.resolve();
+  readonly journalLine = journalLine;
+  private readonly entities: SharedEntities;
+
+  private constructor(
+    private readonly store: ClickHouseEvents,
+    readonly sql: SqlSession,
+    private identities: Identities,
+    /** The `ingest_seq` the last loaded segment ended at. */
+    private lastIngestSeq: number,
+    /** Segments with rows written but not recorded as loaded (a load cut short in this process). */
+    private readonly torn: Set<string>,
+  ) {
+    this.entities = new SharedEntities(sql);
+  }
+
+  static async open(options: ClickHouseOptions, sql: SqlSession): Promise<ClickHouseEngine> {
+    const store = await ClickHouseEvents.open(options);
+    const engine = new ClickHouseEngine(store, sql, new Identities(1), 0, new Set());
+    await engine.removeTornSegments();
+    await engine.readIdentities();
+    return engine;
+  }
+
+  /** Deletes the rows of every segment whose load was cut short (by a crash of an earlier process). */
+  private async removeTornSegments(): Promise<void> {
+    const written = SEGMENT_TABLES.map((table) => `SELECT DISTINCT segment FROM ${table} WHERE segment != ''`).join(' UNION ALL ');
+    const torn = await this.store.query(`SELECT DISTINCT segment FROM (${written}) WHERE segment NOT IN (SELECT name FROM loaded_segments)`);
+    for (const { segment } of torn) await this.removeSegment(segment as string);
+  }
+
+  private async removeSegment(name: string): Promise<void> {
+    for (const table of SEGMENT_TABLES) await this.mutate(table, `DELETE WHERE segment = ${literal(name)}`);
+  }
+
+  /** Runs a mutation and waits until every part has it applied. */
+  private async mutate(table: string, mutation: string): Promise<void> {
+    await this.store.client.command({ query: `ALTER TABLE ${table} ${mutation}` });
+    for (;;) {
+      const [pending] = await this.store.query(`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = ${literal(table)} AND is_done = 0`);
+      if (Number(pending!.n) === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
+    }
+  }
+
+  private async readIdentities(): Promise<void> {
+    const read = (sql: string) => this.store.query(sql);
+    const rows: IdentityRows = {
+      users: (await read('SELECT app_id, user_id, svc_id FROM identity_users')).map((r) => ({ appId: Number(r.app_id), userId: r.user_id as string, svcId: Number(r.svc_id) })),
+      devices: (await read('SELECT app_id, device_id, svc_id, owner FROM identity_devices ORDER BY version')).map((r) => ({
+        appId: Number(r.app_id),
+        deviceId: r.device_id as string,
+        svcId: Number(r.svc_id),
+        owner: (r.owner as string | null) ?? null,
+      })),
+      merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
+    };
+    const [last] = await read(
+      'SELECT (SELECT max(last_ingest_seq) FROM loaded_segments) AS ingest_seq, (SELECT max(svc_id) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id',
+    );
+    this.identities = Identities.from(rows, Number(last!.svc_id) + 1);
+    this.lastIngestSeq = Number(last!.ingest_seq);
+  }
+
+  /** One operation at a time: loads, scrubs and mappings all change the identities. */
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private insert(table: string, values: Row[]): Promise<unknown> {
+    if (values.length === 0) return Promise.resolve();
+    return this.store.client.insert({ table, values, format: 'JSONEachRow' });
+  }
+
+  async isLoaded(name: string): Promise<boolean> {
+    const [row] = await this.store.query(`SELECT count() AS n FROM loaded_segments WHERE name = ${literal(name)}`);
+    return Number(row!.n) > 0;
+  }
+
+  loadSegment(path: string, name: string): Promise<void> {
+    return this.serial(async () => {
+      if (await this.isLoaded(name)) return;
+      if (this.torn.has(name)) await this.removeSegment(name);
+      this.torn.add(name);
+      const lines = (await readFile(path, 'utf8'))
+        .split('\n')
+        .filter((line) => line.length > 0)
+        .map(parseLine);
+      const base = this.lastIngestSeq;
+      const version = base + lines.length;
+      const batch = this.identities.begin();
+      const events: ResolvedEvent[] = [];
+      const holds: Row[] = [];
+      lines.forEach((line, index) => {
+        if (line.held_attribution) {
+          const { id, app_id, received_at, event } = line.held_attribution;
+          holds.push({ id, app_id, received_at, event: JSON.stringify(event), released: 0, segment: name });
+          return;
+        }
+        if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
+        // The line itself becomes the event (the insert reads the event columns only).
+        const event = line as JournalLine & ResolvedEvent;
+        event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
+        event.ingest_seq = base + index + 1;
+        events.push(event);
+      });
+      for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
+      const merges = batch.changes().merges;
+      await this.persistIdentities(batch, name, version);
+      await this.insert('held_attributions', holds);
+      await this.applyUserProfiles(events, merges, name, version);
+      await this.applyGroupProfiles(events, name, version);
+      if (merges.length > 0) {
+        const from = integers(merges.map((m) => m.from));
+        const to = integers(merges.map((m) => m.to));
+        for (const table of ['events', 'profile_versions']) {
+          await this.mutate(table, `UPDATE svc_id = transform(svc_id, [${from}], [${to}], svc_id) WHERE svc_id IN (${from})`);
+        }
+      }
+      await this.store.insert(events, name);
+      await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+      this.torn.delete(name);
+      batch.commit();
+      this.lastIngestSeq = version;
+    });
+  }
+
+  private async persistIdentities(batch: IdentityBatch, segment: string, version: number): Promise<void> {
+    const { users, devices, merges } = batch.changes();
+    await this.insert('identity_users', users.map((u) => ({ app_id: u.appId, user_id: u.userId, svc_id: u.svcId, segment })));
+    await this.insert('identity_devices', devices.map((d) => ({ app_id: d.appId, device_id: d.deviceId, svc_id: d.svcId, owner: d.owner, version, segment })));
+    await this.insert('svc_merges', merges.map((m) => ({ from_svc: m.from, to_svc: m.to, segment })));
+  }
+
+  /** The latest stored profiles of these `svc_id`s (deleted ones left out). */
+  private async storedProfiles(svcIds: Set<number>): Promise<Map<number, Profile>> {
+    const profiles = new Map<number, Profile>();
+    if (svcIds.size === 0) return profiles;
+    const rows = await this.store.query(
+      `SELECT app_id, svc_id, argMax(properties, version) AS properties, argMax(updated_at, version) AS updated_at, argMax(deleted, version) AS deleted
+       FROM profiles WHERE svc_id IN (${integers(svcIds)}) GROUP BY app_id, svc_id`,
+    );
+    for (const row of rows) {
+      if (Number(row.deleted) === 0) profiles.set(Number(row.svc_id), { appId: Number(row.app_id), properties: JSON.parse(row.properties as string) as Properties, updatedAt: Number(row.updated_at) });
+    }
+    return profiles;
+  }
+
+  /**
+   * Merged devices' profiles move to their user (the user's own wins), then the segment's
+   * `$identify` events apply in order: one profile version each, one current row per user.
+   */
+  private async applyUserProfiles(events: ResolvedEvent[], merges: { from: number; to: number }[], segment: string, version: number): Promise<void> {
+    const identifies = events.filter((e) => e.event_type === '$identify' && e.user_properties !== null && !e.skip_user_properties_sync && e.svc_id !== null);
+    const involved = new Set([...merges.flatMap((m) => [m.from, m.to]), ...identifies.map((e) => e.svc_id!)]);
+    const profiles = await this.storedProfiles(involved);
+    const changed = new Map<number, { appId: number; deleted: boolean }>();
+    for (const { from, to } of merges) {
+      const merged = profiles.get(from);
+      if (!merged) continue;
+      if (!profiles.has(to)) {
+        profiles.set(to, merged);
+        changed.set(to, { appId: merged.appId, deleted: false });
+      }
+      profiles.delete(from);
+      changed.set(from, { appId: merged.appId, deleted: true });
+    }
+    const versions: Row[] = [];
+    for (const event of identifies) {
+      const svcId = event.svc_id!;
+      const properties = applyPropertyOperations(profiles.get(svcId)?.properties ?? {}, event.user_properties!);
+      profiles.set(svcId, { appId: event.app_id, properties, updatedAt: event.time });
+      changed.set(svcId, { appId: event.app_id, deleted: false });
+      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment });
+    }
+    await this.insert('profile_versions', versions);
+    await this.insert(
+      'profiles',
+      [...changed].map(([svcId, { appId, deleted }]) => {
+        const profile = profiles.get(svcId);
+        return { app_id: appId, svc_id: svcId, properties: deleted ? '{}' : JSON.stringify(profile!.properties), updated_at: profile?.updatedAt ?? 0, version, deleted: Number(deleted), segment };
+      }),
+    );
+  }
+
+  private async applyGroupProfiles(events: ResolvedEvent[], segment: string, version: number): Promise<void> {
+    const groupEvents = events.filter((e) => e.event_type === '$groupidentify' && e.groups !== null && e.group_properties !== null);
+    if (groupEvents.length === 0) return;
+    const keyOf = (appId: number, type: string, value: string) => JSON.stringify([appId, type, value]);
+    const updates: { appId: number; type: string; value: string; operations: Properties; time: number }[] = [];
+    for (const event of groupEvents) {
+      for (const [type, values] of Object.entries(event.groups!)) {
+        for (const value of Array.isArray(values) ? values : [values]) updates.push({ appId: event.app_id, type, value, operations: event.group_properties!, time: event.time });
+      }
+    }
+    const keys = [...new Map(updates.map((u) => [keyOf(u.appId, u.type, u.value), u])).values()];
+    const stored = await this.store.query(
+      `SELECT app_id, group_type, group_value, argMax(properties, version) AS properties FROM group_profiles
+       WHERE (app_id, group_type, group_value) IN (${keys.map((k) => `(${k.appId}, ${literal(k.type)}, ${literal(k.value)})`).join(', ')})
+       GROUP BY app_id, group_type, group_value`,
+    );
+    const profiles = new Map<string, { appId: number; type: string; value: string; properties: Properties; time: number }>();
+    for (const row of stored) {
+      const key = keyOf(Number(row.app_id), row.group_type as string, row.group_value as string);
+      profiles.set(key, { appId: Number(row.app_id), type: row.group_type as string, value: row.group_value as string, properties: JSON.parse(row.properties as string) as Properties, time: 0 });
+    }
+    for (const update of updates) {
+      const key = keyOf(update.appId, update.type, update.value);
+      const profile = profiles.get(key) ?? { appId: update.appId, type: update.type, value: update.value, properties: {}, time: 0 };
+      profile.properties = applyPropertyOperations(profile.properties, update.operations);
+      profile.time = update.time;
+      profiles.set(key, profile);
+    }
+    await this.insert(
+      'group_profiles',
+      keys.map((k) => {
+        const p = profiles.get(keyOf(k.appId, k.type, k.value))!;
+        return { app_id: p.appId, group_type: p.type, group_value: p.value, properties: JSON.stringify(p.properties), updated_at: p.time, version, segment };
+      }),
+    );
+  }
+
+  async recentInsertIds(since: number): Promise<[number, string, number][]> {
+    const rows = await this.store.query(
+      `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`,
+    );
+    return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
+  }
+
+  async knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
+    const carriers = ADVERTISING_ID_FIELDS.map(
+      (field) => `SELECT app_id, '${field}' AS field, assumeNotNull(${field}) AS value, user_id, device_id, server_upload_time, ingest_seq FROM events WHERE ${field} IS NOT NULL AND server_upload_time >= ${Math.trunc(since)}`,
+    ).join(' UNION ALL ');
+    // A tuple, not its Nullable members: aggregate functions skip NULL arguments.
+    const rows = await this.store.query(`SELECT app_id, field, value, argMax(tuple(user_id, device_id, server_upload_time), ingest_seq) AS carrier FROM (${carriers}) GROUP BY app_id, field, value`);
+    return rows.map((r) => {
+      const [userId, deviceId, seenAt] = r.carrier as [string | null, string | null, number];
+      return { app_id: Number(r.app_id), field: r.field as KnownAdvertisingId['field'], value: r.value as string, user_id: userId, device_id: deviceId, seen_at: Number(seenAt) };
+    });
+  }
+
+  async heldAttributions(since: number): Promise<HeldAttribution[]> {
+    const rows = await this.store.query(
+      `SELECT id, app_id, received_at, event FROM held_attributions WHERE released = 0 AND received_at >= ${Math.trunc(since)}
+       AND id NOT IN (SELECT id FROM held_attributions WHERE released = 1) ORDER BY received_at`,
+    );
+    return rows.map((r) => ({ id: r.id as string, app_id: Number(r.app_id), received_at: Number(r.received_at), event: JSON.parse(r.event as string) as Properties }));
+  }
+
+  events(appId: number): Promise<LoadedEvent[]> {
+    return this.store.events(appId);
+  }
+
+  query(sql: string): Promise<Row[]> {
+    return this.store.query(sql);
+  }
+
+  queryChunks(sql: string): AsyncIterable<Row[]> {
+    return this.store.queryChunks(sql);
+  }
+
+  async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
+    const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
+    if (svcId === undefined) return undefined;
+    return (await this.storedProfiles(new Set([svcId]))).get(svcId)?.properties;
+  }
+
+  async groupProfile(appId: number, group: GroupKey): Promise<Properties | undefined> {
+    const [row] = await this.store.query(
+      `SELECT argMax(properties, version) AS properties FROM group_profiles
+       WHERE app_id = ${Math.trunc(appId)} AND group_type = ${literal(group.group_type)} AND group_value = ${literal(group.group_value)} GROUP BY app_id`,
+    );
+    return row ? (JSON.parse(row.properties as string) as Properties) : undefined;
+  }
+
+  applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
+    return this.serial(async () => {
+      const batch = this.identities.begin();
+      const rows: [number, number, number | null, string, string | null][] = [];
+      for (const appId of appIds) {
+        for (const { userId, globalUserId } of changes) {
+          const from = batch.resolve(appId, userId, null)!;
+          rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
+        }
+      }
+      await this.persistIdentities(batch, '', this.lastIngestSeq);
+      await this.entities.applyUserMappings(rows);
+      batch.commit();
+    });
+  }
+
+  async svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>> {
+    if (svcIds.length === 0) return new Set();
+    const rows = await this.store.query(`SELECT DISTINCT svc_id FROM events WHERE app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`);
+    return new Set(rows.map((r) => Number(r.svc_id)));
+  }
+
+  svcIdOfUser(appId: number, userId: string): number | undefined {
+    return this.identities.userSvcId(appId, userId);
+  }
+
+  userIdOfSvcId(appId: number, svcId: number): string | undefined {
+    return this.identities.userIdOf(appId, svcId);
+  }
+
+  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
+    return this.identities.svcIdOfDevice(appId, deviceId);
+  }
+
+  stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
+    return this.entities.stagingDeletionJob(appId, today);
+  }
+
+  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void> {
+    return this.entities.addDeletionEntries(appId, day, entries);
+  }
+
+  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]> {
+    return this.entities.deletionJobs(appId, fromDay, toDay);
+  }
+
+  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean> {
+    return this.entities.removeDeletionEntry(appId, day, svcId);
+  }
+
+  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]> {
+    return this.entities.dueDeletionJobs(today);
+  }
+
+  /** The devices of these users (their own or joined to them), by their latest rows. */
+  private async doomedDevices(appId: number, svcIds: number[]): Promise<string[]> {
+    if (svcIds.length === 0) return [];
+    const project = `app_id = ${Math.trunc(appId)}`;
+    const list = integers(svcIds);
+    // The owner in a tuple: argMax skips NULL arguments.
+    const rows = await this.store.query(
+      `SELECT device_id FROM (SELECT device_id, argMax(svc_id, version) AS svc_id, tupleElement(argMax(tuple(owner), version), 1) AS owner FROM identity_devices WHERE ${project} GROUP BY device_id)
+       WHERE svc_id IN (${list}) OR owner IN (SELECT user_id FROM identity_users WHERE ${project} AND svc_id IN (${list}))`,
+    );
+    return rows.map((r) => r.device_id as string);
+  }
+
+  async devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {
+    return this.doomedDevices(appId, (await this.entities.doomed(appId, day)).map((e) => e.svcId));
+  }
+
+  /**
+   * Deletes the users' rows by mutation (waited for), devices first, then records the scrub
+   * in the shared store: a crash in between leaves the job due, and the scrub runs again.
+   */
+  scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
+    return this.serial(async () => {
+      const svcIds = (await this.entities.doomed(appId, day)).map((e) => e.svcId);
+      if (svcIds.length > 0) {
+        const condition = `app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`;
+        // Devices that belonged to a deleted user go too (every row of each): their later events start a new user.
+        const devices = await this.doomedDevices(appId, svcIds);
+        if (devices.length > 0) await this.mutate('identity_devices', `DELETE WHERE app_id = ${Math.trunc(appId)} AND device_id IN (${devices.map(literal).join(', ')})`);
+        for (const table of ['events', 'profiles', 'profile_versions', 'identity_users']) await this.mutate(table, `DELETE WHERE ${condition}`);
+      }
+      await this.entities.recordScrub(appId, day, svcIds, today);
+      this.identities.forget(appId, new Set(svcIds));
+    });
+  }
+
+  async userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
+    const views = new Map<string, UserMappingView>();
+    for (const userId of userIds) {
+      const svcId = this.identities.userSvcId(appId, userId);
+      if (svcId === undefined) continue;
+      views.set(userId, { svcId, ...(await this.entities.mappingsOf(appId, svcId)) });
+    }
+    return views;
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.entities.feedbackItem(appId, sourceId, uniqueId);
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    return this.entities.upsertFeedbackItems(appId, sourceId, items, now);
+  }
+
+  close(): Promise<void> {
+    return this.serial(() => this.store.close());
+  }
+}

@@ -1,0 +1,24 @@
+// The tables of the ClickHouse engine next to `events` (migration 2): identities, profiles,
+// attribution holds and the record of loaded journal segments. ClickHouse 18.16 has no
+// transactions and no in-place updates but mutations, so every table is append-only and a
+// row carries the journal segment that wrote it: rows of a segment whose load was cut short
+// (no row in `loaded_segments`) are deleted before it loads again. Rows written outside a
+// segment (user mappings) carry an empty segment name. The latest row of a key is the one of
+// the highest `version` (the ingestion order of the segment that wrote it).
+export const ENGINE_TABLES: readonly string[] = [
+  "ALTER TABLE events ADD COLUMN segment String DEFAULT ''",
+  'CREATE TABLE IF NOT EXISTS loaded_segments (name String, last_ingest_seq Int64, loaded_at UInt64) ENGINE = MergeTree() ORDER BY name',
+  'CREATE TABLE IF NOT EXISTS identity_users (app_id Int32, user_id String, svc_id Int64, segment String) ENGINE = MergeTree() ORDER BY (app_id, user_id)',
+  'CREATE TABLE IF NOT EXISTS identity_devices (app_id Int32, device_id String, svc_id Int64, owner Nullable(String), version Int64, segment String) ENGINE = MergeTree() ORDER BY (app_id, device_id)',
+  'CREATE TABLE IF NOT EXISTS svc_merges (from_svc Int64, to_svc Int64, segment String) ENGINE = MergeTree() ORDER BY from_svc',
+  // A deleted profile (merged into its user's) is a row with `deleted = 1`.
+  'CREATE TABLE IF NOT EXISTS profiles (app_id Int32, svc_id Int64, properties String, updated_at Int64, version Int64, deleted UInt8, segment String) ENGINE = MergeTree() ORDER BY (app_id, svc_id)',
+  // Not sorted by svc_id: merges re-point it by mutation, and 18.16 cannot update key columns.
+  'CREATE TABLE IF NOT EXISTS profile_versions (app_id Int32, svc_id Int64, ingest_seq Int64, properties String, segment String) ENGINE = MergeTree() ORDER BY (app_id, ingest_seq)',
+  'CREATE TABLE IF NOT EXISTS group_profiles (app_id Int32, group_type String, group_value String, properties String, updated_at Int64, version Int64, segment String) ENGINE = MergeTree() ORDER BY (app_id, group_type, group_value)',
+  // A hold is a row with `released = 0`; its release (attached to an event) a row with the same id and `released = 1`.
+  'CREATE TABLE IF NOT EXISTS held_attributions (id String, app_id Int32, received_at Int64, event String, released UInt8, segment String) ENGINE = MergeTree() ORDER BY id',
+];
+
+/** The tables a segment's load writes to, `loaded_segments` last (it records the load as done). */
+export const SEGMENT_TABLES = ['events', 'identity_users', 'identity_devices', 'svc_merges', 'profiles', 'profile_versions', 'group_profiles', 'held_attributions'] as const;

@@ -1,0 +1,186 @@
+// The same journal segments and entity calls on DuckDbEngine and ClickHouseEngine (18.16 on
+// loopback, entities in an in-memory DuckDB session): equal answers for events, identities
+// and merges, profiles and their versions, group profiles, attribution holds, insert ids,
+// advertising ids, deletion scrubs, user mappings and feedback; reloads and a load cut short
+// never count a segment twice.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
+import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
+import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
+import type { Engine, JournalRecord, StoredEvent } from '../../src/store/types.js';
+import { memorySession } from './memory-session.js';
+
+const APP = 3;
+const T0 = Date.UTC(2026, 2, 30, 12);
+const DATABASE = 'engine_test';
+
+let clickhouse: ClickHouseServer;
+let dir: string;
+let duck: DuckDbEngine;
+let ch: ClickHouseEngine;
+let session: Awaited<ReturnType<typeof memorySession>>;
+let segments = 0;
+
+function event(fields: Partial<StoredEvent>): StoredEvent {
+  const empty = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null])) as unknown as StoredEvent;
+  return { ...empty, app_id: APP, event_type: 'Page', time: T0, server_upload_time: T0, skip_user_properties_sync: false, ...fields };
+}
+
+/** Writes the records as a journal segment and loads it into both engines; its name. */
+async function load(records: JournalRecord[]): Promise<string> {
+  const name = `segment-${++segments}`;
+  for (const engine of [duck, ch] as Engine[]) {
+    const path = join(dir, `${name}-${engine === duck ? 'duck' : 'ch'}.jsonl`);
+    writeFileSync(path, `${records.map((record) => engine.journalLine(record)).join('\n')}\n`);
+    await engine.loadSegment(path, name);
+  }
+  return name;
+}
+
+/** What each engine answers, for comparison. */
+async function state(engine: Engine) {
+  const ids = ['u1', 'u2', 'u3', 'd0', 'd1', 'd2', 'd3', 'd4'];
+  return {
+    events: await engine.events(APP),
+    profiles: await Promise.all(ids.map((id) => engine.userProfile(APP, id))),
+    svcIds: ids.map((id) => [engine.svcIdOfUser(APP, id), engine.svcIdOfDevice(APP, id), engine.userIdOfSvcId(APP, engine.svcIdOfUser(APP, id) ?? -1)]),
+    versions: await engine.query('SELECT app_id, svc_id, ingest_seq, properties FROM profile_versions ORDER BY ingest_seq'),
+    group: await engine.groupProfile(APP, { group_type: 'org', group_value: 'acme' }),
+    otherGroup: await engine.groupProfile(APP, { group_type: 'org', group_value: 'umbrella' }),
+    insertIds: await engine.recentInsertIds(T0 - 1),
+    advertising: (await engine.knownAdvertisingIds(0)).sort((a, b) => a.value.localeCompare(b.value)),
+    held: await engine.heldAttributions(0),
+  };
+}
+
+async function reopen(): Promise<void> {
+  await duck.close();
+  await ch.close();
+  duck = await DuckDbEngine.open(dir);
+  ch = await ClickHouseEngine.open({ url: clickhouse.url, database: DATABASE }, session);
+}
+
+beforeAll(async () => {
+  clickhouse = await startClickHouse();
+  dir = mkdtempSync(join(tmpdir(), 'svc-chengine-'));
+  session = await memorySession();
+  duck = await DuckDbEngine.open(dir);
+  ch = await ClickHouseEngine.open({ url: clickhouse.url, database: DATABASE }, session);
+}, 60_000);
+
+afterAll(async () => {
+  await duck?.close();
+  await ch?.close();
+  session?.close();
+  await clickhouse?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('ClickHouseEngine answers as DuckDbEngine', () => {
+  test('segments: identities, merges, profiles and versions, group profiles, holds', async () => {
+    await load([
+      event({ user_id: 'u1', device_id: 'd0', insert_id: 'i-1', idfa: 'ad-1' }),
+      event({ device_id: 'd1', event_type: '$identify', user_properties: { $set: { plan: 'free', n: 1 } }, time: T0 + 1 }),
+      event({ device_id: 'd2', event_type: '$identify', user_properties: { $set: { from: 'device-2' } }, time: T0 + 2 }),
+      event({ user_id: 'u1', event_type: '$identify', user_properties: { $set: { own: true }, $add: { n: 2 } }, time: T0 + 3, insert_id: 'i-2' }),
+      event({ event_type: '$groupidentify', groups: { org: ['acme', 'umbrella'] }, group_properties: { $set: { size: 10 } }, time: T0 + 4 }),
+      { held_attribution: { id: 'h-1', app_id: APP, received_at: T0 + 5, event: { idfa: 'ad-2', campaign: 'spring' } } },
+      { held_attribution: { id: 'h-2', app_id: APP, received_at: T0 + 6, event: { idfa: 'ad-3' } } },
+      event({ device_id: 'd3', idfa: 'ad-1', time: T0 + 7, server_upload_time: T0 + 7 }),
+    ]);
+    expect(await state(ch)).toEqual(await state(duck));
+    await load([
+      // d1 joins the new user u2 (who takes its id and profile); d2 is merged into u1 (u1's profile wins).
+      event({ user_id: 'u2', device_id: 'd1', time: T0 + 10, insert_id: 'i-3' }),
+      event({ user_id: 'u1', device_id: 'd2', time: T0 + 11, server_upload_time: T0 + 11 }),
+      event({ user_id: 'u2', event_type: '$identify', user_properties: { $set: { plan: 'paid' }, $unset: { n: '-' } }, time: T0 + 12 }),
+      event({ event_type: '$groupidentify', groups: { org: 'acme' }, group_properties: { $add: { size: 5 } }, time: T0 + 13 }),
+      { ...event({ device_id: 'd4', idfa: 'ad-2', time: T0 + 14, server_upload_time: T0 + 14 }), released_attribution: 'h-1' },
+    ]);
+    const [duckState, chState] = [await state(duck), await state(ch)];
+    expect(chState).toEqual(duckState);
+    expect(chState.held.map((h) => h.id)).toEqual(['h-2']);
+    expect(chState.profiles[0]).toEqual({ own: true, n: 2 });
+    expect(new Set(chState.events.filter((e) => e.device_id === 'd2' || e.user_id === 'u1').map((e) => e.svc_id)).size).toBe(1);
+    expect(chState.group).toEqual({ size: 15 });
+  }, 60_000);
+
+  test('a segment loaded again, or reloaded after a load cut short, counts once; identities survive a restart', async () => {
+    const before = await state(ch);
+    const name = `segment-${segments}`;
+    await ch.loadSegment(join(dir, `${name}-ch.jsonl`), name);
+    expect(await state(ch)).toEqual(before);
+    // A crash after the events were inserted and before the load was recorded.
+    await command(`ALTER TABLE loaded_segments DELETE WHERE name = '${name}'`);
+    await waitForMutations();
+    expect(await ch.isLoaded(name)).toBe(false);
+    await reopen();
+    await ch.loadSegment(join(dir, `${name}-ch.jsonl`), name);
+    expect(await ch.isLoaded(name)).toBe(true);
+    expect(await state(ch)).toEqual(before);
+    await load([event({ user_id: 'u3', device_id: 'd4', event_type: '$identify', user_properties: { $set: { late: 1 } }, time: T0 + 20 })]);
+    expect(await state(ch)).toEqual(await state(duck));
+  }, 60_000);
+
+  test('user mappings and feedback', async () => {
+    for (const engine of [duck, ch] as Engine[]) {
+      await engine.applyUserMappings([APP, APP + 1], [
+        { userId: 'u1', globalUserId: 'global-1' },
+        { userId: 'u2', globalUserId: 'global-1' },
+        { userId: 'new-user', globalUserId: 'u3' },
+      ]);
+      await engine.applyUserMappings([APP], [{ userId: 'u2', globalUserId: null }]);
+      await engine.upsertFeedbackItems(APP, 'src', [{ unique_id: 'f1', body: 'hello', conversation_parts: [{ unique_id: 'p1', body: 'first' }, { unique_id: 'p2', body: 'second' }] }], '2026-03-30');
+      await engine.upsertFeedbackItems(APP, 'src', [{ unique_id: 'f1', author: 'ann', conversation_parts: [{ unique_id: 'p1', body: 'edited' }] }], '2026-03-31');
+    }
+    const answers = async (engine: Engine) => ({
+      mappings: [...(await engine.userMappings(APP, ['u1', 'u2', 'u3', 'global-1', 'new-user', 'nobody']))],
+      otherApp: [...(await engine.userMappings(APP + 1, ['u1', 'global-1']))],
+      feedback: await engine.feedbackItem(APP, 'src', 'f1'),
+      missing: await engine.feedbackItem(APP, 'src', 'f2'),
+    });
+    const [duckAnswers, chAnswers] = [await answers(duck), await answers(ch)];
+    expect(chAnswers).toEqual(duckAnswers);
+    expect(chAnswers.mappings.find(([user]) => user === 'global-1')?.[1].mappedFrom.map((m) => m.userId)).toEqual(['u1']);
+    expect(chAnswers.feedback?.conversation_parts.map((p) => p.body)).toEqual(['edited', 'second']);
+  }, 60_000);
+
+  test('a deletion job scrubs the users from events, profiles and identities', async () => {
+    for (const engine of [duck, ch] as Engine[]) {
+      const u1 = engine.svcIdOfUser(APP, 'u1')!;
+      await engine.addDeletionEntries(APP, '2026-04-02', [{ svcId: u1, requester: 'admin', requestedOnDay: '2026-03-31' }]);
+      await engine.addDeletionEntries(APP, '2026-04-02', [{ svcId: engine.svcIdOfUser(APP, 'u3')!, requester: null, requestedOnDay: '2026-03-31' }]);
+      expect(await engine.removeDeletionEntry(APP, '2026-04-02', engine.svcIdOfUser(APP, 'u3')!)).toBe(true);
+    }
+    const jobs = async (engine: Engine) => ({
+      staging: await engine.stagingDeletionJob(APP, '2026-03-31'),
+      jobs: await engine.deletionJobs(APP, '2026-04-01', '2026-04-30'),
+      due: await engine.dueDeletionJobs('2026-04-02'),
+      devices: (await engine.devicesOfDeletionJob(APP, '2026-04-02')).sort(),
+      withData: [...(await engine.svcIdsWithData(APP, [1, 2, 3, 4, 5, 6, 7]))].sort(),
+    });
+    const before = await jobs(ch);
+    expect(before).toEqual(await jobs(duck));
+    expect(before.devices).toEqual(['d0', 'd2']);
+    for (const engine of [duck, ch] as Engine[]) await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
+    const [duckState, chState] = [await state(duck), await state(ch)];
+    expect(chState).toEqual(duckState);
+    expect(chState.events.some((e) => e.user_id === 'u1' || e.device_id === 'd2')).toBe(false);
+    expect(chState.profiles[0]).toBeUndefined();
+    expect(await jobs(ch)).toEqual(await jobs(duck));
+    await reopen();
+    expect(await state(ch)).toEqual(await state(duck));
+  }, 60_000);
+});
+
+async function command(sql: string): Promise<void> {
+  const response = await fetch(`${clickhouse.url}/?database=${DATABASE}`, { method: 'POST', body: sql });
+  if (!response.ok) throw new Error(await response.text());
+}
+
+async function waitForMutations(): Promise<void> {
+  while (Number((await ch.query('SELECT count() AS n FROM system.mutations WHERE is_done = 0'))[0]!.n) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// Load throughput of journal segments on both engines: the same stored events (20 event
+// types, 50,000 users with their devices, 1% `$identify`, unique insert_ids) written as
+// segments of `--segment` events, loaded one after another by DuckDbEngine and by
+// ClickHouseEngine (Debian's 18.16 on loopback, entities in an in-memory DuckDB session).
+// Prints events/s per engine and run, then the medians. Needs the server's dist
+// (`cd packages/server && npx tsc -p tsconfig.build.json`).
+//
+//   node scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1]
+import { DuckDBInstance } from '@duckdb/node-api';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse/engine.js';
+import { DuckDbEngine, EVENT_COLUMNS } from '../../../packages/server/dist/store/duckdb.js';
+import { startClickHouse } from '../../clickhouse/start.mjs';
+
+const { values: options } = parseArgs({
+  options: { events: { type: 'string', default: '1000000' }, segment: { type: 'string', default: '50000' }, runs: { type: 'string', default: '1' } },
+});
+const TOTAL = Number(options.events);
+const SEGMENT = Number(options.segment);
+const APP = 1;
+const START = Date.UTC(2026, 9, 1);
+const EVENT_TYPES = Array.from({ length: 20 }, (_, i) => `Event ${String.fromCharCode(65 + i)}`);
+const EMPTY = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null]));
+
+function event(index) {
+  const user = (index * 104729) % 50_000;
+  const identify = index % 100 === 0;
+  return {
+    ...EMPTY,
+    app_id: APP,
+    insert_id: `bench-${index}`,
+    event_type: identify ? '$identify' : EVENT_TYPES[index % EVENT_TYPES.length],
+    // A quarter of the users send their first events anonymously (their device joins them later).
+    user_id: user % 4 === 0 && index < TOTAL / 2 ? null : `user-${user}`,
+    device_id: `device-${user}`,
+    time: START + index * 1000,
+    server_upload_time: START + index * 1000,
+    session_id: START + user,
+    event_properties: identify ? null : { path: `/page/${index % 50}`, amount: (index % 97) * 1.25, nested: { depth: index % 3 } },
+    user_properties: identify ? { $set: { plan: user % 5 === 0 ? 'pro' : 'free' }, $add: { visits: 1 } } : null,
+    skip_user_properties_sync: false,
+    platform: 'iOS',
+    os_name: 'ios',
+    country: 'Germany',
+    idfa: user % 10 === 0 ? `idfa-${user}` : null,
+  };
+}
+
+async function memorySession() {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const run = async (sql, values) => void (await connection.run(sql, values));
+  const rows = async (sql, values) => (await connection.runAndReadAll(sql, values)).getRowObjectsJS();
+  return { rows, run, transaction: (work) => work({ rows, run }), close: () => instance.closeSync() };
+}
+
+/** Loads every segment; events per second of the loads alone (segment files written before). */
+async function measure(engine, dir) {
+  const paths = [];
+  for (let from = 0, n = 0; from < TOTAL; from += SEGMENT, n++) {
+    const path = join(dir, `segment-${n}.jsonl`);
+    const lines = [];
+    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) lines.push(engine.journalLine(event(i)));
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    paths.push(path);
+  }
+  const started = performance.now();
+  for (const [n, path] of paths.entries()) await engine.loadSegment(path, `segment-${n}`);
+  const seconds = (performance.now() - started) / 1000;
+  return Math.round(TOTAL / seconds);
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const results = { duckdb: [], clickhouse: [] };
+const clickhouse = await startClickHouse();
+try {
+  for (let run = 0; run < Number(options.runs); run++) {
+    for (const name of ['duckdb', 'clickhouse']) {
+      const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engines-'));
+      const session = await memorySession();
+      const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ url: clickhouse.url, database: `bench_${run}` }, session);
+      const eventsPerSecond = await measure(engine, dir);
+      const [{ n }] = await engine.query('SELECT count(*) AS n FROM events');
+      if (Number(n) !== TOTAL) throw new Error(`${name}: ${n} events loaded, ${TOTAL} expected`);
+      await engine.close();
+      session.close();
+      rmSync(dir, { recursive: true, force: true });
+      results[name].push(eventsPerSecond);
+      console.log(`run ${run + 1} ${name}: ${eventsPerSecond} events/s (${TOTAL} events, segments of ${SEGMENT})`);
+    }
+  }
+} finally {
+  await clickhouse.stop();
+}
+console.log(`median events/s: duckdb ${median(results.duckdb)}, clickhouse ${median(results.clickhouse)}, ratio clickhouse/duckdb ${(median(results.clickhouse) / median(results.duckdb)).toFixed(2)}`);
