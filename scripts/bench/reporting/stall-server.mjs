@@ -1,13 +1,13 @@
 // The server of the reporting benchmark's event-loop phase, in a process of its own (as
 // `svc-server` runs), so that the stalls measured are the server's and not the benchmark's.
-// Started with fork(): sends {urls} once listening; on 'watch' it starts watching its event
+// Started with fork() and the server's config (JSON) as argument: sends {urls} once listening; on 'watch' it starts watching its event
 // loop (a 5 ms timer and the 'gc' entries), on 'report' it sends the figures and exits.
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startServer } from '../../../packages/server/dist/index.js';
 
-const [dataDir] = process.argv.slice(2);
+const config = JSON.parse(process.argv[2]);
 const unlimited = { concurrentRequests: 1000, costPerFiveMinutes: Number.MAX_SAFE_INTEGER, costPerHour: Number.MAX_SAFE_INTEGER };
-const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited });
+const server = await startServer({ ...config, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited });
 const delay = monitorEventLoopDelay({ resolution: 5 });
 const collections = [];
 const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
