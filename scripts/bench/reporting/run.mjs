@@ -9,7 +9,7 @@
 //   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
 // measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
-// (e.g. "--cpu-prof --trace-gc").
+// (--stall-flags="--cpu-prof --trace-gc").
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -199,5 +199,5 @@ const report = new Promise((resolve) => stallServer.once('message', resolve));
 stallServer.send('report');
 const { maxMs, p99Ms, stalls, ownMaxMs, longest, heapMb } = await report;
 console.log(`\nevent loop of the server process during the queries, with ${batches} ingestion batches of 500 in between: max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
-console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms; longest (ms, of which GC / waiting for a CPU): ${longest.map((stall) => `${stall.ms.toFixed(0)} (${stall.gcMs.toFixed(0)} / ${stall.waitMs.toFixed(0)})`).join(', ') || 'none'}`);
+console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms; longest (ms: GC / running / waiting for a CPU / blocked): ${longest.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)}`).join(', ') || 'none'}`);
 if (!values.keep) rmSync(dataDir, { recursive: true, force: true });

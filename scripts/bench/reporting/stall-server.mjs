@@ -2,8 +2,9 @@
 // `svc-server` runs), so that the stalls measured are the server's and not the benchmark's.
 // Started with fork(): sends {urls} once listening; on 'watch' it starts watching its event
 // loop (a 5 ms timer and the 'gc' entries), on 'report' it sends the figures and exits.
-// Each stall also gets the time its thread waited for a CPU (Linux schedstat): other processes
-// on a busy machine stall the loop too, and that is not the server's work.
+// Each stall also gets the time its thread ran and waited for a CPU (Linux schedstat): other
+// processes on a busy machine stall the loop too, and that is not the server's work; the rest
+// of a stall the thread was blocked (a lock, a synchronous system call).
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startServer } from '../../../packages/server/dist/index.js';
@@ -18,13 +19,14 @@ const collections = [];
 const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
 const stalls = [];
 let sampler;
-/** Time the main thread spent runnable but not running, ms (0 where schedstat is missing). */
+/** The main thread's time running and runnable but not running, ms (0 where schedstat is missing). */
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
-const waitedForCpuMs = () => {
+const threadTimes = () => {
   try {
-    return Number(readFileSync(schedstat, 'utf8').split(' ')[1]) / 1e6;
+    const [ranNs, waitedNs] = readFileSync(schedstat, 'utf8').split(' ');
+    return { ranMs: Number(ranNs) / 1e6, waitMs: Number(waitedNs) / 1e6 };
   } catch {
-    return 0;
+    return { ranMs: 0, waitMs: 0 };
   }
 };
 
@@ -32,13 +34,13 @@ process.on('message', async (message) => {
   if (message === 'watch') {
     gcObserver.observe({ entryTypes: ['gc'] });
     let tick = performance.now();
-    let waited = waitedForCpuMs();
+    let times = threadTimes();
     sampler = setInterval(() => {
       const now = performance.now();
-      const nowWaited = waitedForCpuMs();
-      if (now - tick > 25) stalls.push({ start: tick, end: now, waitMs: nowWaited - waited });
+      const nowTimes = threadTimes();
+      if (now - tick > 25) stalls.push({ start: tick, end: now, ranMs: nowTimes.ranMs - times.ranMs, waitMs: nowTimes.waitMs - times.waitMs });
       tick = now;
-      waited = nowWaited;
+      times = nowTimes;
     }, 5);
     delay.enable();
   } else if (message === 'report') {
@@ -52,9 +54,9 @@ process.on('message', async (message) => {
       maxMs: delay.max / 1e6,
       p99Ms: delay.percentile(99) / 1e6,
       stalls: stalls.length,
-      // The longest stall less its wait for a CPU: the server's own work (or GC) in one turn.
+      // The longest stall less its wait for a CPU: the server's own work, GC or blocking in one turn.
       ownMaxMs: Math.max(0, ...stalls.map((stall) => stall.end - stall.start - 5 - stall.waitMs)),
-      longest: longest.map((stall) => ({ ms: stall.end - stall.start - 5, gcMs: inGc(stall), waitMs: stall.waitMs })),
+      longest: longest.map((stall) => ({ ms: stall.end - stall.start - 5, gcMs: inGc(stall), ranMs: stall.ranMs, waitMs: stall.waitMs })),
       heapMb,
     });
     await server.close();
