@@ -303,13 +303,9 @@ export class DuckDbEngine implements Engine {
     const batch = this.identities.begin();
     const seqs: number[] = [];
     const svcIds: (number | null)[] = [];
-    // Materialised, not streamed: fetching the first chunk of the streamed, sorted result held
-    // the event loop 94-202 ms while a query ran (the sort ran in that call); `run` sorts in
-    // DuckDB's worker and the chunks are then read from memory.
-    const result = await this.connection.run('SELECT seq::BIGINT, app_id, user_id, device_id FROM segment WHERE held_attribution IS NULL ORDER BY seq');
+    const result = await this.connection.stream('SELECT seq::BIGINT, app_id, user_id, device_id FROM segment WHERE held_attribution IS NULL ORDER BY seq');
     const slice = timeSlicer();
-    for (let index = 0; index < result.chunkCount; index++) {
-      const chunk = result.getChunk(index);
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
       const [seq, appId, userId, deviceId] = chunk.getColumns() as [bigint[], number[], (string | null)[], (string | null)[]];
       for (let row = 0; row < chunk.rowCount; row++) {
         seqs.push(Number(seq[row]));
