@@ -63,7 +63,7 @@ async function copy(events, duckdbFile, appId, workDir) {
     };
     const eventColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
     const where = `WHERE app_id = ${Number(appId)}`;
-    await copyTable('events', [...eventColumns, 'segment'].map((name) => `\`${name}\``).join(', '), `SELECT ${eventColumns.map(eventColumn).join(', ')}, '${COPY}' FROM events ${where} ORDER BY ingest_seq`);
+    await copyTable('events', [...eventColumns, 'segment'].map((name) => `\`${name}\``).join(', '), `SELECT ${eventColumns.map(eventColumn).join(', ')}, '${COPY}' FROM events ${where}`);
     for (const [table, columns, select] of entityTables(Number(last))) await copyTable(table, columns, select);
     // One part per partition, as a long-running server's background merges would leave it.
     const started = performance.now();
