@@ -190,9 +190,9 @@ export function defaultPort(region: 'standard' | 'eu'): number {
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const log = config.log ?? ((message: string) => console.error(message));
+  const opened = await openEngine(config);
   const tenancy = new Tenancy(config.dataDir);
   const stopWatching = tenancy.watch();
-  const opened = await openEngine(config);
   const { engine, entitySql } = opened;
   const store = await JournalledStore.open(engine, config.dataDir, {
     loadIntervalMs: config.loadIntervalMs ?? 2000,
