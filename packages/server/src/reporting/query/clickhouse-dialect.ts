@@ -16,16 +16,23 @@
 // - visitParamExtractString unescapes `\uXXXX` of the basic plane only (surrogate pairs come
 //   out as CESU-8) and returns '' when unescaping fails; JSON.stringify writes characters
 //   beyond ASCII unescaped, so only lone surrogates are affected.
-// - Arrays and objects are read as their JSON text: `set is` / `set is not` are not supported.
+// - `set is` / `set is not` split an array's JSON text into its elements by a regular
+//   expression (no JSON arrays on 18.16): arrays of strings, numbers, booleans and nulls. An
+//   array holding arrays or objects stops the query with an error (throwIf), never a wrong answer.
 // Time zones are ClickHouse's own (`toDateTime(seconds, tz)`); DateTime is seconds since 1970
 // in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
-// Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
-// properties at event time (profile versions), `start_version` and `paying` (user history),
-// cohort conditions, user mappings. Ordered and sequential funnels walk each user's event
-// lists with array functions (no ASOF JOIN on 18.16).
+// The user's state at event time, without window functions or ASOF JOIN: one join (`h`) of a
+// row per user: `start_version` (argMin skips NULLs: the first version seen) and the
+// `ingest_seq` of the first revenue event (`paying` from then on), and the user's profile
+// versions as two sorted arrays, the event's version being the last at or before its
+// `ingest_seq` (custom `gp:` properties; the event's own user properties win, as on DuckDB).
+// Cohort conditions read the engine's `cohort_members`; user mappings its `user_mappings`
+// mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
+// Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
+import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -53,6 +60,18 @@ const SPECIAL_EVENT_TYPES = new Map([
   ['revenue_amount', 'e.revenue IS NOT NULL'],
 ]);
 
+/** Built-ins that need the user's history before the event (the `h` relation). */
+const HISTORY = new Set(['start_version', 'paying']);
+/** `first_paid` of users who never paid: after every event. */
+const NEVER = '9223372036854775807';
+
+/** The text of a JSON value's text (as DuckDB reads it): strings unescaped, null and missing ('') as NULL. */
+const textOf = (raw: string) =>
+  `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), ${raw})`;
+/** The elements of a JSON array's text whose elements are strings, numbers, booleans or nulls (JSON.stringify's: no spaces). */
+const SCALAR = '"(?:[^"\\\\]|\\\\.)*"|[^,\\[\\]{}"]+';
+const FLAT_ARRAY = `^\\[(?:(?:${SCALAR})(?:,(?:${SCALAR}))*)?\\]$`;
+
 /** The columns of every scan, before its bucket, properties and flags. */
 const SCAN_COLUMNS = ['svc_id', 'time', 'ingest_seq', 'event_type', 'session_id', 'active'];
 
@@ -61,6 +80,8 @@ export class ClickHouseUnsupported extends Error {}
 export interface ClickHouseDialectOptions {
   /** The project's time zone: `bucketOf` makes bucket values in it. */
   timeZone: string;
+  /** Whether the project has user mappings (then every scan resolves mapped users); default true. */
+  userMappings?: boolean;
 }
 
 export class ClickHouseDialect implements Dialect {
@@ -68,21 +89,34 @@ export class ClickHouseDialect implements Dialect {
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
 
+  /** Whether a project has user mappings, so that scans of projects without any skip them. */
+  static userMappingsQuery(appId: number): string {
+    return `SELECT count() > 0 AS mapped FROM (${currentUserMappings(appId)})`;
+  }
+
+  /** A property's value as JSON text ('' when missing). */
+  private raw(property: PropertyRef & { kind: 'event' | 'custom' }): string {
+    const key = jsonKey(property.name);
+    if (property.kind === 'event') return `visitParamExtractRaw(e.event_properties, ${key})`;
+    const own = 'ifNull(e.user_properties, \'\')';
+    // The event's own user properties win over the profile (not on $identify, whose keys are operations).
+    return `if(e.event_type != '$identify' AND visitParamHas(${own}, ${key}), visitParamExtractRaw(${own}, ${key}), visitParamExtractRaw(h.props[arrayCount(s -> s <= e.ingest_seq, h.seqs)], ${key}))`;
+  }
+
   /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
   private text(property: PropertyRef): string {
-    switch (property.kind) {
-      case 'event': {
-        const raw = `visitParamExtractRaw(e.event_properties, ${jsonKey(property.name)})`;
-        return `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(e.event_properties, ${jsonKey(property.name)}), ${raw})`;
-      }
-      case 'builtIn': {
-        const column = Object.hasOwn(BUILT_IN_COLUMNS, property.name) ? BUILT_IN_COLUMNS[property.name] : undefined;
-        if (!column) throw new ClickHouseUnsupported(`The built-in user property ${property.name} needs the user's history, not on ClickHouse yet`);
-        return column;
-      }
-      case 'custom':
-        throw new ClickHouseUnsupported(`Custom user properties (gp:${property.name}) need profile versions, not on ClickHouse yet`);
-    }
+    if (property.kind !== 'builtIn') return textOf(this.raw(property));
+    if (property.name === 'start_version') return 'h.start_version';
+    if (property.name === 'paying') return `if(e.ingest_seq >= h.first_paid, 'true', 'false')`;
+    return BUILT_IN_COLUMNS[property.name]!;
+  }
+
+  /** The values of a property as a set: an array's elements, else the value alone (NULL when missing). */
+  private elements(property: PropertyRef): string {
+    if (property.kind === 'builtIn') return `[${this.text(property)}]`;
+    const raw = this.raw(property);
+    const element = textOf('x');
+    return `if(substring(${raw}, 1, 1) = '[', if(throwIf(NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, arrayMap(x -> ${element}, extractAll(${raw}, ${string(SCALAR)})), []), [${textOf(raw)}])`;
   }
 
   condition({ property, op, values }: Condition): string {
@@ -111,14 +145,15 @@ export class ClickHouseDialect implements Dialect {
       case 'greater or equal':
         return compare('>=');
       case 'set is':
+        return `hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
       case 'set is not':
-        throw new ClickHouseUnsupported(`"${op}" needs JSON arrays parsed, which ClickHouse 18.16 cannot`);
+        return `NOT hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
     }
   }
 
-  private segmentCondition(condition: Condition | CohortCondition): string {
-    if ('cohortId' in condition) throw new ClickHouseUnsupported('Cohort memberships are not on ClickHouse yet');
-    return this.condition(condition);
+  private segmentCondition(condition: Condition | CohortCondition, appId: number): string {
+    if (!('cohortId' in condition)) return this.condition(condition);
+    return `${condition.member ? '' : 'NOT '}e.svc_id IN (${currentCohortMembers(appId, condition.cohortId, string)})`;
   }
 
   /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
@@ -283,7 +318,7 @@ export class ClickHouseDialect implements Dialect {
       `e.${timeColumn} >= ${integer(scan.range.startMs)}`,
       `e.${timeColumn} < ${integer(scan.range.endMs)}`,
       ...(scan.selector ? this.selects(scan.selector) : []),
-      ...scan.segment.map((c) => this.segmentCondition(c)),
+      ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
       // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here.
       ...(scan.firstEventsOnly ? [`(e.svc_id, e.time) IN (SELECT svc_id, min(time) FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id)`] : []),
@@ -301,7 +336,35 @@ export class ClickHouseDialect implements Dialect {
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
-    return `SELECT ${columns.join(', ')} FROM events AS e WHERE ${where.join(' AND ')}`;
+    if (this.options.userMappings === false) return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    return this.mapped(scan, own);
+  }
+
+  /** The join of the user's history and profile versions (`h`), when the scan reads them. */
+  private userState(scan: EventScan): string {
+    const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
+    const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
+    const needsProfile = referenced.some((p) => p.kind === 'custom');
+    const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
+    const appId = integer(scan.appId);
+    const history = `SELECT svc_id, argMin(app_version, ingest_seq) AS start_version, if(countIf(revenue IS NOT NULL) = 0, ${NEVER}, minIf(ingest_seq, revenue IS NOT NULL)) AS first_paid
+      FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id`;
+    const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(properties) AS props
+      FROM (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
+    const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
+    return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
+  }
+
+  /**
+   * A mapped user counts as the user it is mapped to (properties stay its own): the scan's
+   * `svc_id` through `transform` of the current mappings (-1 first: no empty arrays in transform).
+   * Outside the scan: an alias `svc_id` inside it would hide the column.
+   */
+  private mapped(scan: EventScan, own: string): string {
+    const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(scan.appId)}))`;
+    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
+    return `SELECT transform(own_svc_id, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), own_svc_id) AS svc_id, ${rest.join(', ')} FROM (${own})`;
   }
 }
 
