@@ -2,20 +2,14 @@
 // server the ClickHouse engine runs on): no JSON functions but visitParam*, no common table
 // expressions, no ASOF JOIN, no 128-bit integers, no Map, no parameter binding.
 //
-// Event properties are read from the JSON text of `event_properties` with
-// visitParamExtractRaw / visitParamExtractString, which search the text for `"<name>":`.
-// Their limits, and what this dialect does about them:
-// - The key is found at any nesting level, the first occurrence winning: with
-//   `{"a":{"b":1},"b":2}`, property `b` reads 1. Top-level keys only are right when no nested
-//   object before them has a key of the same name. (The stored text is JSON.stringify's, so
-//   there is no whitespace and a string value never looks like a key.) Exact top-level reads
-//   need the keys and values split at insert time (e.g. two Array(String) columns).
-// - The name is matched as it appears in the text, escapes included: names are escaped here
-//   as JSON.stringify escapes them, so `a"b` and `a\b` are found; a name JSON writes with
-//   `\u` escapes (control characters) is found only if it was written the same way.
-// - visitParamExtractString unescapes `\uXXXX` of the basic plane only (surrogate pairs come
-//   out as CESU-8) and returns '' when unescaping fails; JSON.stringify writes characters
-//   beyond ASCII unescaped, so only lone surrogates are affected.
+// Properties (event properties, the event's user properties, profile versions) are read from
+// their top-level keys and the JSON texts of their values, split at insert into two
+// Array(String) columns (store/clickhouse/tables.ts): `values[indexOf(keys, name)]`, '' when
+// missing. visitParam on the whole JSON text would find a key at any depth (with
+// `{"a":{"b":1},"b":2}`, `b` would read 1). A string value's text is unescaped by
+// visitParamExtractString on `{"k":<text>}`: it unescapes `\uXXXX` of the basic plane only
+// (surrogate pairs come out as CESU-8) and returns '' when unescaping fails; JSON.stringify
+// writes characters beyond ASCII unescaped, so only lone surrogates are affected.
 // - `set is` / `set is not` split an array's JSON text into its elements by a regular
 //   expression (no JSON arrays on 18.16): arrays of strings, numbers, booleans and nulls. An
 //   array holding arrays or objects stops the query with an error (throwIf), never a wrong answer.
@@ -36,8 +30,6 @@ import { currentCohortMembers, currentUserMappings } from '../../store/clickhous
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-/** A property name as it appears between the quotes of a key in JSON.stringify's output. */
-const jsonKey = (name: string) => string(JSON.stringify(name).slice(1, -1));
 
 /** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
 const joined = (a: string, b: string) => `nullIf(concat(ifNull(${a}, ''), if(${a} IS NOT NULL AND ${b} IS NOT NULL, ' ', ''), ifNull(${b}, '')), '')`;
@@ -63,7 +55,7 @@ const SPECIAL_EVENT_TYPES = new Map([
 /** Built-ins that need the user's history before the event (the `h` relation). */
 const HISTORY = new Set(['start_version', 'paying']);
 /** `first_paid` of users who never paid: after every event. */
-const NEVER = '9223372036854775807';
+const NEVER = 'toInt64(9223372036854775807)';
 
 /** The text of a JSON value's text (as DuckDB reads it): strings unescaped, null and missing ('') as NULL. */
 const textOf = (raw: string) =>
@@ -94,13 +86,15 @@ export class ClickHouseDialect implements Dialect {
     return `SELECT count() > 0 AS mapped FROM (${currentUserMappings(appId)})`;
   }
 
-  /** A property's value as JSON text ('' when missing). */
+  /** A property's value as JSON text ('' when missing), from the split top-level keys and values. */
   private raw(property: PropertyRef & { kind: 'event' | 'custom' }): string {
-    const key = jsonKey(property.name);
-    if (property.kind === 'event') return `visitParamExtractRaw(e.event_properties, ${key})`;
-    const own = 'ifNull(e.user_properties, \'\')';
+    const key = string(property.name);
+    if (property.kind === 'event') return `e.property_values[indexOf(e.property_keys, ${key})]`;
+    // The profile version of the event: the last at or before it (index 0, none: empty arrays).
+    // 18.16 drops from a subquery the columns only a lambda reads: `0 * e.ingest_seq` names it outside.
+    const version = `arrayCount(s -> s <= e.ingest_seq, h.seqs) + 0 * e.ingest_seq`;
     // The event's own user properties win over the profile (not on $identify, whose keys are operations).
-    return `if(e.event_type != '$identify' AND visitParamHas(${own}, ${key}), visitParamExtractRaw(${own}, ${key}), visitParamExtractRaw(h.props[arrayCount(s -> s <= e.ingest_seq, h.seqs)], ${key}))`;
+    return `if(e.event_type != '$identify' AND has(e.user_property_keys, ${key}), e.user_property_values[indexOf(e.user_property_keys, ${key})], h.version_values[${version}][indexOf(h.version_keys[${version}], ${key})])`;
   }
 
   /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
@@ -115,8 +109,10 @@ export class ClickHouseDialect implements Dialect {
   private elements(property: PropertyRef): string {
     if (property.kind === 'builtIn') return `[${this.text(property)}]`;
     const raw = this.raw(property);
-    const element = textOf('x');
-    return `if(substring(${raw}, 1, 1) = '[', if(throwIf(NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, arrayMap(x -> ${element}, extractAll(${raw}, ${string(SCALAR)})), []), [${textOf(raw)}])`;
+    const isArray = `substring(${raw}, 1, 1) = '['`;
+    // Both branches of `if` are computed for every row: the check applies to arrays only.
+    const checked = `if(throwIf(${isArray} AND NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, ${raw}, '')`;
+    return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
   condition({ property, op, values }: Condition): string {
@@ -270,10 +266,10 @@ export class ClickHouseDialect implements Dialect {
     return `SELECT DISTINCT event_type FROM events WHERE app_id = ${integer(appId)}`;
   }
 
-  /** A key present with any value, null included (as DuckDB's json_extract IS NOT NULL); found at any nesting level (see above). */
+  /** A top-level key present with any value, null included (as DuckDB's json_extract IS NOT NULL). */
   eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string {
     const ofTypes = eventTypes === null ? '' : ` AND event_type IN (${eventTypes.map(string).join(', ')})`;
-    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND visitParamHas(event_properties, ${jsonKey(property)}) LIMIT 1`;
+    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND has(property_keys, ${string(property)}) LIMIT 1`;
   }
 
   /**
@@ -350,8 +346,8 @@ export class ClickHouseDialect implements Dialect {
     const appId = integer(scan.appId);
     const history = `SELECT svc_id, argMin(app_version, ingest_seq) AS start_version, if(countIf(revenue IS NOT NULL) = 0, ${NEVER}, minIf(ingest_seq, revenue IS NOT NULL)) AS first_paid
       FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id`;
-    const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(properties) AS props
-      FROM (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
+    const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(property_keys) AS version_keys, groupArray(property_values) AS version_values
+      FROM (SELECT svc_id, ingest_seq, property_keys, property_values FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
     const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
     return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }

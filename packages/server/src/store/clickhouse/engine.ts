@@ -16,7 +16,7 @@ import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
 import { ADVERTISING_ID_FIELDS, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
-import { currentCohortMembers, SEGMENT_TABLES } from './tables.js';
+import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
 
 type Row = Record<string, unknown>;
 type Properties = Record<string, unknown>;
@@ -220,7 +220,7 @@ export class ClickHouseEngine implements Engine, CohortMembers {
       const properties = applyPropertyOperations(profiles.get(svcId)?.properties ?? {}, event.user_properties!);
       profiles.set(svcId, { appId: event.app_id, properties, updatedAt: event.time });
       changed.set(svcId, { appId: event.app_id, deleted: false });
-      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment });
+      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment, ...this.splitVersion(properties) });
     }
     await this.insert('profile_versions', versions);
     await this.insert(
@@ -443,6 +443,12 @@ export class ClickHouseEngine implements Engine, CohortMembers {
   private nextVersion(): number {
     this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
     return this.lastVersion;
+  }
+
+  /** A profile version's split columns (tables.ts). */
+  private splitVersion(properties: Properties): { property_keys: string[]; property_values: string[] } {
+    const [keys, values] = splitProperties(properties);
+    return { property_keys: keys, property_values: values };
   }
 
   /** The mappings as reporting reads them (`entities` keeps the user ids): written after the shared store's. */
