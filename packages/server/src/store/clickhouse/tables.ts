@@ -56,7 +56,10 @@ export function currentCohortMembers(appId: number, cohortId: string, literal: (
   return `SELECT svc_id FROM (SELECT svc_id, argMax(member, version) AS member FROM cohort_members WHERE app_id = ${Math.trunc(appId)} AND cohort_id = ${literal(cohortId)} GROUP BY svc_id) WHERE member = 1`;
 }
 
-/** A SELECT of `from_svc, to_svc` of the project's current user mappings (`to_svc` in a tuple: argMax skips NULLs). */
+/**
+ * A SELECT of `from_svc, to_svc` of the project's current user mappings (`to_svc` in a tuple:
+ * argMax skips NULLs). `mapped_to`: an alias `to_svc` would hide the column in WHERE.
+ */
 export function currentUserMappings(appId: number): string {
-  return `SELECT from_svc, assumeNotNull(to_svc) AS to_svc FROM (SELECT from_svc, tupleElement(argMax(tuple(to_svc), version), 1) AS to_svc FROM user_mappings WHERE app_id = ${Math.trunc(appId)} GROUP BY from_svc) WHERE to_svc IS NOT NULL`;
+  return `SELECT from_svc, assumeNotNull(mapped_to) AS to_svc FROM (SELECT from_svc, tupleElement(argMax(tuple(to_svc), version), 1) AS mapped_to FROM user_mappings WHERE app_id = ${Math.trunc(appId)} GROUP BY from_svc) WHERE mapped_to IS NOT NULL`;
 }
