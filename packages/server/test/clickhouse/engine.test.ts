@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
 import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
+import { currentUserMappings } from '../../src/store/clickhouse/tables.js';
 import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
 import type { Engine, JournalRecord, StoredEvent } from '../../src/store/types.js';
 import { memorySession } from './memory-session.js';
@@ -53,6 +54,16 @@ async function state(engine: Engine) {
     insertIds: await engine.recentInsertIds(T0 - 1),
     advertising: (await engine.knownAdvertisingIds(0)).sort((a, b) => a.value.localeCompare(b.value)),
     held: await engine.heldAttributions(0),
+  };
+}
+
+/** The mappings reporting reads (DuckDB's table, ClickHouse's mirror), and the cohorts' members. */
+async function reporting(engine: DuckDbEngine | ClickHouseEngine) {
+  const mappings = engine === duck ? `SELECT from_svc, to_svc FROM user_mappings WHERE app_id = ${APP}` : currentUserMappings(APP);
+  return {
+    mappings: await engine.query(`SELECT from_svc, to_svc FROM (${mappings}) ORDER BY from_svc`),
+    members: await engine.cohortMembers(APP, 'c1'),
+    sizes: await engine.cohortSizes(APP),
   };
 }
 
@@ -177,6 +188,8 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     expect(chAnswers).toEqual(duckAnswers);
     expect(chAnswers.mappings.find(([user]) => user === 'global-1')?.[1].mappedFrom.map((m) => m.userId)).toEqual(['u1']);
     expect(chAnswers.feedback?.conversation_parts.map((p) => p.body)).toEqual(['edited', 'second']);
+    expect((await reporting(ch)).mappings).toEqual((await reporting(duck)).mappings);
+    expect((await reporting(ch)).mappings.length).toBe(2);
   }, 60_000);
 
   test('a deletion job scrubs the users from events, profiles and identities', async () => {
@@ -196,7 +209,16 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     const before = await jobs(ch);
     expect(before).toEqual(await jobs(duck));
     expect(before.devices).toEqual(['d0', 'd2']);
+    for (const engine of [duck, ch]) await engine.replaceCohortMembers(APP, 'c1', [1, 2, 3, 4, 5, 6, 7].filter((id) => id !== engine.svcIdOfUser(APP, 'u2')));
+    const members = await reporting(ch);
+    expect(members).toEqual(await reporting(duck));
+    const u1 = ch.svcIdOfUser(APP, 'u1')!;
+    expect(members.members).toContain(u1);
     for (const engine of [duck, ch] as Engine[]) await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
+    const scrubbed = await reporting(ch);
+    expect(scrubbed).toEqual(await reporting(duck));
+    expect(scrubbed.members).not.toContain(u1);
+    expect(scrubbed.mappings.length).toBe(1);
     const [duckState, chState] = [await state(duck), await state(ch)];
     expect(chState).toEqual(duckState);
     expect(chState.events.some((e) => e.user_id === 'u1' || e.device_id === 'd2')).toBe(false);

@@ -13,10 +13,10 @@ import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
-import { ADVERTISING_ID_FIELDS, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
+import { ADVERTISING_ID_FIELDS, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
-import { SEGMENT_TABLES } from './tables.js';
+import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
 
 type Row = Record<string, unknown>;
 type Properties = Record<string, unknown>;
@@ -43,10 +43,12 @@ function parseLine(text: string): JournalLine {
  */
 const MUTATION_POLL_MS = 20;
 
-export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
+export class ClickHouseEngine implements Engine, UserData, StreamedEvents, CohortMembers {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   private readonly entities: SharedEntities;
+  /** The last version given to a cohort membership or user mapping row. */
+  private lastVersion = 0;
 
   private constructor(
     private readonly store: ClickHouseEvents,
@@ -219,7 +221,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
       const properties = applyPropertyOperations(profiles.get(svcId)?.properties ?? {}, event.user_properties!);
       profiles.set(svcId, { appId: event.app_id, properties, updatedAt: event.time });
       changed.set(svcId, { appId: event.app_id, deleted: false });
-      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment });
+      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment, ...this.splitVersion(properties) });
     }
     await this.insert('profile_versions', versions);
     await this.insert(
@@ -333,6 +335,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
       }
       await this.persistIdentities(batch, '', this.lastIngestSeq);
       await this.entities.applyUserMappings(rows);
+      await this.mirrorUserMappings(rows);
       batch.commit();
     });
   }
@@ -405,6 +408,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
         const devices = await this.doomedDevices(appId, svcIds);
         if (devices.length > 0) await this.mutate('identity_devices', `DELETE WHERE app_id = ${Math.trunc(appId)} AND device_id IN (${devices.map(literal).join(', ')})`);
         for (const table of ['events', 'profiles', 'profile_versions', 'identity_users']) await this.mutate(table, `DELETE WHERE ${condition}`);
+        await this.scrubReportingRows(appId, svcIds);
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));
@@ -483,5 +487,71 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
 
   close(): Promise<void> {
     return this.serial(() => this.store.close());
+  }
+
+  /**
+   * Versions of cohort membership and user mapping rows: microseconds of the clock, raised
+   * above the last one given (one process writes them; see tables.ts).
+   */
+  private nextVersion(): number {
+    this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
+    return this.lastVersion;
+  }
+
+  /** A profile version's split columns (tables.ts). */
+  private splitVersion(properties: Properties): { property_keys: string[]; property_values: string[] } {
+    const [keys, values] = splitProperties(properties);
+    return { property_keys: keys, property_values: values };
+  }
+
+  /** The mappings as reporting reads them (`entities` keeps the user ids): written after the shared store's. */
+  private async mirrorUserMappings(rows: [number, number, number | null, string, string | null][]): Promise<void> {
+    const version = this.nextVersion();
+    await this.insert('user_mappings', rows.map(([appId, from, to]) => ({ app_id: appId, from_svc: from, to_svc: to, version })));
+  }
+
+  /** The deleted users leave their cohorts and mappings (both directions). */
+  private async scrubReportingRows(appId: number, svcIds: number[]): Promise<void> {
+    const project = `app_id = ${Math.trunc(appId)}`;
+    const list = integers(svcIds);
+    await this.mutate('cohort_members', `DELETE WHERE ${project} AND svc_id IN (${list})`);
+    await this.mutate('user_mappings', `DELETE WHERE ${project} AND (from_svc IN (${list}) OR to_svc IN (${list}))`);
+  }
+
+  /** One INSERT (one block, one part: all or nothing) of the rows that take the members from `before` to `after`. */
+  private async writeCohortMembers(appId: number, cohortId: string, before: Set<number>, after: Set<number>): Promise<void> {
+    const version = this.nextVersion();
+    const row = (svcId: number, member: number) => ({ app_id: appId, cohort_id: cohortId, svc_id: svcId, member, version });
+    await this.insert('cohort_members', [...[...before].filter((id) => !after.has(id)).map((id) => row(id, 0)), ...[...after].filter((id) => !before.has(id)).map((id) => row(id, 1))]);
+  }
+
+  replaceCohortMembers(appId: number, cohortId: string, svcIds: readonly number[]): Promise<void> {
+    return this.serial(async () => this.writeCohortMembers(appId, cohortId, new Set(await this.readCohortMembers(appId, cohortId)), new Set(svcIds)));
+  }
+
+  changeCohortMembers(appId: number, cohortId: string, changes: readonly CohortMembershipChange[]): Promise<void> {
+    return this.serial(async () => {
+      const before = new Set(await this.readCohortMembers(appId, cohortId));
+      const after = new Set(before);
+      for (const { add, svcIds } of changes) for (const svcId of svcIds) (add ? after.add(svcId) : after.delete(svcId));
+      await this.writeCohortMembers(appId, cohortId, before, after);
+    });
+  }
+
+  private async readCohortMembers(appId: number, cohortId: string): Promise<number[]> {
+    return (await this.store.query(`${currentCohortMembers(appId, cohortId, literal)} ORDER BY svc_id`)).map((r) => Number(r.svc_id));
+  }
+
+  cohortMembers(appId: number, cohortId: string): Promise<number[]> {
+    return this.serial(() => this.readCohortMembers(appId, cohortId));
+  }
+
+  cohortSizes(appId: number): Promise<Map<string, number>> {
+    return this.serial(async () => {
+      const rows = await this.store.query(
+        `SELECT cohort_id, countIf(member = 1) AS n FROM (SELECT cohort_id, svc_id, argMax(member, version) AS member FROM cohort_members WHERE app_id = ${Math.trunc(appId)} GROUP BY cohort_id, svc_id) GROUP BY cohort_id HAVING n > 0`,
+      );
+      return new Map(rows.map((r) => [r.cohort_id as string, Number(r.n)]));
+    });
   }
 }
