@@ -13,7 +13,7 @@ import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
-import { ADVERTISING_ID_FIELDS, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
 import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
@@ -270,11 +270,9 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     );
   }
 
-  async recentInsertIds(since: number): Promise<[number, string, number][]> {
-    const rows = await this.store.query(
-      `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`,
-    );
-    return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
+  async *recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
+    const sql = `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`;
+    for await (const rows of this.store.queryChunks(sql)) yield rows.map(insertIdOf);
   }
 
   async knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
