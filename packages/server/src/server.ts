@@ -53,7 +53,14 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 };
 
 export interface ServerConfig {
+  /** This process's own files: the journal (and DuckDB's database). */
   dataDir: string;
+  /**
+   * Files every server process of one deployment reads (default: dataDir): tenancy, the link
+   * secret, saved charts, experiment flags. Processes sharing one engine database (ClickHouse
+   * with PostgreSQL) point this at one directory; each keeps its own dataDir.
+   */
+  sharedDir?: string;
   host: string;
   /** One listener for every host role on `port`, or one per role (`hostRole → port`). */
   port: number;
@@ -128,8 +135,9 @@ export function defaultPort(region: 'standard' | 'eu'): number {
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
+  const sharedDir = config.sharedDir ?? config.dataDir;
   const log = config.log ?? ((message: string) => console.error(message));
-  const tenancy = new Tenancy(config.dataDir);
+  const tenancy = new Tenancy(sharedDir);
   const stopWatching = tenancy.watch();
   const engine = await DuckDbEngine.open(config.dataDir);
   const store = await JournalledStore.open(engine, config.dataDir, {
@@ -151,14 +159,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   pruner.unref();
 
   const feedback = new FeedbackService(store);
-  const experiment = new ExperimentService(config.dataDir, store, rules);
+  const experiment = new ExperimentService(sharedDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
 
   const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
   const entitySql = postgres ?? engine.sql;
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
-  const links = new SignedLinks(linkSecret(config.dataDir), clock);
+  const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, new DuckDbDialect()));
   const cohorts = new CohortHandlers(new CohortStore(entitySql, engine), store, {
@@ -175,7 +183,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const replayStore = new ReplayStore(entitySql);
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
-  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
