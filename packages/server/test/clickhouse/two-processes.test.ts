@@ -105,4 +105,22 @@ describe('two processes loading into one ClickHouse database', () => {
     for (const id of ['u1', 'u3']) expect.soft(b.engine.svcIdOfUser(APP, id)).toBe(a.engine.svcIdOfUser(APP, id));
     expect.soft(b.engine.svcIdOfDevice(APP, 'd3')).toBe(a.engine.svcIdOfDevice(APP, 'd3'));
   }, 120_000);
+
+  test('a user mapping made through one process and a deletion scrubbed by the other reach both', async () => {
+    await a.engine.applyUserMappings([APP], [{ userId: 'm-from', globalUserId: 'm-to' }]);
+    await send([], [event({ user_id: 'm-to', time: T0 + 30 })]);
+    const [mapped] = await rows("SELECT DISTINCT svc_id FROM events WHERE user_id = 'm-to'");
+    expect.soft(mapped?.svc_id).toBe(a.engine.svcIdOfUser(APP, 'm-to'));
+
+    const u1 = a.engine.svcIdOfUser(APP, 'u1')!;
+    await b.engine.addDeletionEntries(APP, '2026-11-21', [{ svcId: u1, requester: null, requestedOnDay: '2026-11-20' }]);
+    await b.engine.scrubDeletionJob(APP, '2026-11-21', '2026-11-21');
+    // Seen again after the scrub, through the process that did not scrub: a new user.
+    await send([event({ user_id: 'u1', time: T0 + 40 })], []);
+    const u1Now = await rows("SELECT DISTINCT svc_id FROM events WHERE user_id = 'u1'");
+    expect.soft(u1Now).toHaveLength(1);
+    expect.soft(u1Now[0]?.svc_id).not.toBe(u1);
+    const [identities] = await rows("SELECT countIf(user_id = 'm-to') AS mapped, countIf(user_id = 'u1') AS u1, count() AS users, uniqExact(svc_id) AS svc_ids FROM identity_users");
+    expect.soft(identities).toEqual({ mapped: 1, u1: 1, users: 84, svc_ids: 84 });
+  }, 120_000);
 });

@@ -9,6 +9,7 @@
 // or on the retry in the same process), so a segment never counts twice. One INSERT alone
 // is not atomic enough: 18.16 writes one part per month partition (and splits blocks at
 // max_insert_block_size rows), each part committed on its own.
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
@@ -36,6 +37,13 @@ type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; re
 const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
+/**
+ * Changes of identities outside journal segments are recorded in `loaded_segments` too, one
+ * ingest_seq past the last (left unused), so other processes catch up on them in order: the
+ * rows of a mapping carry its record's name; a scrub's record names the deletion job.
+ */
+const MAPPING_RECORD = 'mappings:';
+const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
 
 /** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
 function parseLine(text: string): JournalLine {
@@ -167,7 +175,18 @@ export class ClickHouseEngine implements Engine {
     const rows = await this.identityRows(`WHERE segment IN (${loaded.map((row) => literal(row.name as string)).join(', ')})`);
     this.identities.apply(rows);
     for (const { svcId } of [...rows.users, ...rows.devices]) if (svcId >= this.identities.nextSvcId) this.identities.nextSvcId = svcId + 1;
-    for (const row of loaded) this.lastIngestSeq = Math.max(this.lastIngestSeq, Number(row.last_ingest_seq));
+    for (const row of loaded) {
+      this.lastIngestSeq = Math.max(this.lastIngestSeq, Number(row.last_ingest_seq));
+      const scrub = SCRUB_RECORD.exec(row.name as string);
+      if (scrub) this.identities.forget(Number(scrub[1]), new Set((await this.entities.doomed(Number(scrub[1]), scrub[2]!)).map((e) => e.svcId)));
+    }
+  }
+
+  /** Records a change of identities made outside a segment (see MAPPING_RECORD); its ingest_seq. */
+  private async recordChange(name: string): Promise<number> {
+    const version = this.lastIngestSeq + 1;
+    await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+    return version;
   }
 
   /**
@@ -400,7 +419,8 @@ export class ClickHouseEngine implements Engine {
   }
 
   applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
-    return this.serial(async () => {
+    return this.serial(() => this.loadLock.hold(async () => {
+      await this.catchUp();
       const batch = this.identities.begin();
       const rows: [number, number, number | null, string, string | null][] = [];
       for (const appId of appIds) {
@@ -409,10 +429,13 @@ export class ClickHouseEngine implements Engine {
           rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
         }
       }
-      await this.persistIdentities(batch, '', this.lastIngestSeq);
+      const name = `${MAPPING_RECORD}${randomUUID()}`;
+      await this.persistIdentities(batch, name, this.lastIngestSeq + 1);
+      const version = await this.recordChange(name);
       await this.entities.applyUserMappings(rows);
       batch.commit();
-    });
+      this.lastIngestSeq = version;
+    }));
   }
 
   async svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>> {
@@ -475,7 +498,9 @@ export class ClickHouseEngine implements Engine {
    * in the shared store: a crash in between leaves the job due, and the scrub runs again.
    */
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
-    return this.serial(async () => {
+    // Under the load lock: another process's load of these users' events must not interleave.
+    return this.serial(() => this.loadLock.hold(async () => {
+      await this.catchUp();
       const svcIds = (await this.entities.doomed(appId, day)).map((e) => e.svcId);
       if (svcIds.length > 0) {
         const condition = `app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`;
@@ -486,7 +511,8 @@ export class ClickHouseEngine implements Engine {
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));
-    });
+      this.lastIngestSeq = await this.recordChange(`scrub:${Math.trunc(appId)}:${day}`);
+    }));
   }
 
   async userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
