@@ -405,6 +405,9 @@ export class ClickHouseEngine implements Engine {
   }
 
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
+    // The user may have come through another process since this one last loaded (records are
+    // written last, so no lock is needed to read complete ones).
+    await this.serial(() => this.catchUp());
     const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
     if (svcId === undefined) return undefined;
     return (await this.storedProfiles(new Set([svcId]))).get(svcId)?.properties;
