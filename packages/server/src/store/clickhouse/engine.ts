@@ -201,8 +201,10 @@ export class ClickHouseEngine implements Engine {
     const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
       WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((line) => line.app_id)))})
       AND insert_id IN (${candidates.map((line) => literal(line.insert_id!)).join(', ')}) GROUP BY app_id, insert_id`;
-    // The ids are in the query text: room for a whole segment's (the default limit is 256 KiB).
-    const result = await this.store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: { max_query_size: String(query.length + 1024) } });
+    // The ids are literals in the query: room for a whole segment's (the defaults stop at 256 KiB
+    // of text and 50,000 syntax elements; a segment of 50,000 events exceeded the latter).
+    const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
+    const result = await this.store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
     const stored = new Map<string, number>();
     for (const row of await result.json<Row>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
     if (stored.size === 0) return lines;
