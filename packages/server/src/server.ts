@@ -58,7 +58,10 @@ export interface ServerConfig {
   /**
    * Files every server process of one deployment reads (default: dataDir): tenancy, the link
    * secret, saved charts, experiment flags. Processes sharing one engine database (ClickHouse
-   * with PostgreSQL) point this at one directory; each keeps its own dataDir.
+   * with PostgreSQL) point this at one directory; each keeps its own dataDir. What stays per
+   * process: the throttle, the reporting limits (concurrency and cost), the user-mapping and
+   * deletion request pace, the insert_id window (repeats sent to another process are dropped
+   * when its segment loads) and property-update counts; N processes allow up to N times them.
    */
   sharedDir?: string;
   host: string;

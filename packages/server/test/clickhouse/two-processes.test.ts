@@ -119,6 +119,11 @@ describe('two processes loading into one ClickHouse database', () => {
     const u1 = a.engine.svcIdOfUser(APP, 'u1')!;
     await b.engine.addDeletionEntries(APP, '2026-11-21', [{ svcId: u1, requester: null, requestedOnDay: '2026-11-20' }]);
     await b.engine.scrubDeletionJob(APP, '2026-11-21', '2026-11-21');
+    // The other process runs the same due job after it: nothing is scrubbed twice.
+    const mutations = async () => (await rows('SELECT count() AS n FROM system.mutations WHERE database = currentDatabase()'))[0]!.n;
+    const scrubbed = await mutations();
+    await a.engine.scrubDeletionJob(APP, '2026-11-21', '2026-11-21');
+    expect.soft(await mutations()).toBe(scrubbed);
     // Seen again after the scrub, through the process that did not scrub: a new user.
     await send([event({ user_id: 'u1', time: T0 + 40 })], []);
     const u1Now = await rows("SELECT DISTINCT svc_id FROM events WHERE user_id = 'u1'");

@@ -506,6 +506,8 @@ export class ClickHouseEngine implements Engine {
     // Under the load lock: another process's load of these users' events must not interleave.
     return this.serial(() => this.loadLock.hold(async () => {
       await this.catchUp();
+      // Every process runs the due jobs; the first one scrubs, the others find it done.
+      if ((await this.entities.deletionJobs(appId, day, day))[0]?.scrubbedOn) return;
       const svcIds = (await this.entities.doomed(appId, day)).map((e) => e.svcId);
       if (svcIds.length > 0) {
         const condition = `app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`;
