@@ -1,9 +1,42 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The files that run a server (its engine) and so run again with SVC_TEST_ENGINE=clickhouse;
+ * the others test code that does not depend on the engine, or one engine on purpose
+ * (DuckDbEngine, the DuckDB dialect, test/clickhouse with its own servers).
+ */
+const ENGINE_TESTS = [
+  'abuse',
+  'annotations',
+  'attribution-restart',
+  'browser-sdk',
+  'cohorts',
+  'credentials',
+  'deletion',
+  'durability',
+  'event-streaming',
+  'event-streaming-restart',
+  'experiment',
+  'feedback',
+  'funnel-semantics',
+  'ingestion',
+  'official-sdk',
+  'reporting',
+  'reporting/agreement',
+  'session-replays',
+  'taxonomy',
+  'taxonomy-plan',
+  'throttle',
+  'usermap',
+].map((name) => `test/${name}.test.ts`);
+
+const clickhouse = process.env.SVC_TEST_ENGINE === 'clickhouse';
+
 // Each test file starts its own server and Prism proxies (a few seconds on 2 cores).
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: clickhouse ? ENGINE_TESTS : ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
     pool: 'forks',

@@ -11,6 +11,7 @@ import { Tenancy, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
+                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -30,7 +31,13 @@ The standard and EU deployments are separate servers with separate data: run one
 (the region's port + 0, 1, 2, ... in the order of specs/dist/apis.json).
 Pages of any origin may call ingestion and experiment evaluation; --cors-origin (repeatable,
 e.g. https://dashboard.example.com) lets pages of that origin call the app and api hosts'
-operations, which take the secret key.`;
+operations, which take the secret key.
+--postgres-url (e.g. postgres://user@host:5432/svc) keeps annotations, cohorts, taxonomy,
+streaming and replays in PostgreSQL, which several server processes can share.
+--engine clickhouse keeps the events, identities and profiles in ClickHouse at --clickhouse-url
+(its HTTP URL, e.g. http://127.0.0.1:8123; database --clickhouse-database, default "default",
+created with its tables when missing) and needs --postgres-url for every other entity; the
+data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.`;
 
 const OPTIONS = {
   region: { type: 'string', default: 'standard' },
@@ -41,6 +48,10 @@ const OPTIONS = {
   'cors-origin': { type: 'string', multiple: true },
   type: { type: 'string', default: 'webhook' },
   'event-types': { type: 'string' },
+  engine: { type: 'string', default: 'duckdb' },
+  'clickhouse-url': { type: 'string' },
+  'clickhouse-database': { type: 'string' },
+  'postgres-url': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -165,13 +176,25 @@ export async function main(argv: string[]): Promise<void> {
 
   if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type, values['event-types']);
   if (command !== 'start') throw new Error(USAGE);
+  const engine = values.engine;
+  if (engine !== 'duckdb' && engine !== 'clickhouse') throw new Error('--engine is duckdb or clickhouse');
 
   const fresh = new Tenancy(dataDir);
   const demo = fresh.isEmpty() ? createDemo(fresh, dataDir) : undefined;
   const port = values.port ? Number(values.port) : defaultPort(region);
   const rolePorts = values['port-per-role'] ? Object.fromEntries(hostRoles().map((role, i) => [role, port + i])) : undefined;
-  const server = await startServer({ dataDir, host: values.host, port, rolePorts, corsOrigins: values['cors-origin'] });
-  console.log(`svc-server (${region}) with data in ${dataDir}`);
+  const server = await startServer({
+    dataDir,
+    host: values.host,
+    port,
+    rolePorts,
+    corsOrigins: values['cors-origin'],
+    engine,
+    clickhouseUrl: values['clickhouse-url'],
+    clickhouseDatabase: values['clickhouse-database'],
+    postgresUrl: values['postgres-url'],
+  });
+  console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);
   if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${describeProject(demo)}`);
   else console.log('\nProjects and keys: npx svc-server admin list');

@@ -30,12 +30,17 @@ import { MetricsLimits, type MetricsLimitFigures } from './delivery-metrics/limi
 import { StreamStore } from './delivery-metrics/store.js';
 import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './delivery-metrics/streamer.js';
 import { savedCharts } from './reporting/charts.js';
-import { ReportingHandlers } from './reporting/handlers.js';
+import { clickHouseDialectOf, type DialectOf, duckDbDialectOf, ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
+import { ClickHouseDialect } from './reporting/query/clickhouse-dialect.js';
 import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
+import { ClickHouseEngine } from './store/clickhouse/engine.js';
 import { DuckDbEngine } from './store/duckdb.js';
+import type { CohortMembers, Engine, SqlSession, StreamedEvents, UserData } from './store/types.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
+import { journalId } from './store/journal-id.js';
 import { JournalledStore } from './store/journalled-store.js';
+import { postgresLoadLock } from './store/load-lock.js';
 import { postgresSession } from './store/postgres/sql-session.js';
 import { Tenancy } from './tenancy.js';
 
@@ -99,6 +104,66 @@ export interface ServerConfig {
    * which several server processes can share; the engine's own tables by default.
    */
   postgresUrl?: string;
+  /**
+   * Where the events, identities and profiles live: embedded DuckDB in `dataDir` (default),
+   * or ClickHouse at `clickhouseUrl`, which needs `postgresUrl` for every other entity.
+   */
+  engine?: 'duckdb' | 'clickhouse';
+  /** ClickHouse's HTTP URL (e.g. `http://127.0.0.1:8123`), with `engine: 'clickhouse'`. */
+  clickhouseUrl?: string;
+  /** Created with the schema when missing; `default` when not given. */
+  clickhouseDatabase?: string;
+}
+
+/** The engine and what the server builds on it. */
+interface OpenedEngine {
+  engine: Engine & UserData & StreamedEvents;
+  /** The SQL of the entity stores. */
+  entitySql: SqlSession;
+  cohortEngine: CohortMembers & UserData;
+  reportingDialect: DialectOf;
+  ingestedNamesDialect: DuckDbDialect | ClickHouseDialect;
+  close(): Promise<void>;
+}
+
+/** Cohort memberships on ClickHouse are another slice of issue 14: until then cohorts are refused clearly. */
+const cohortsNotYet = () => Promise.reject(new Error('Cohorts are not on the ClickHouse engine yet'));
+const NO_COHORT_MEMBERS: CohortMembers = { replaceCohortMembers: cohortsNotYet, changeCohortMembers: cohortsNotYet, cohortMembers: cohortsNotYet, cohortSizes: cohortsNotYet };
+
+async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
+  const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
+  if ((config.engine ?? 'duckdb') === 'duckdb') {
+    const engine = await DuckDbEngine.open(config.dataDir);
+    return {
+      engine,
+      entitySql: postgres ?? engine.sql,
+      cohortEngine: engine,
+      reportingDialect: duckDbDialectOf(engine),
+      ingestedNamesDialect: new DuckDbDialect(),
+      close: async () => postgres?.close(),
+    };
+  }
+  if (postgres === undefined) throw new Error('The ClickHouse engine needs PostgreSQL for the other entities: give postgresUrl (--postgres-url)');
+  if (config.clickhouseUrl === undefined) {
+    await postgres.close();
+    throw new Error('The ClickHouse engine needs clickhouseUrl (--clickhouse-url)');
+  }
+  // Several processes may load into this database: their loads take turns on PostgreSQL.
+  const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
+  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, postgres, loading);
+  return {
+    engine,
+    entitySql: postgres,
+    cohortEngine: {
+      ...NO_COHORT_MEMBERS,
+      profileProperties: (appId, svcIds) => engine.profileProperties(appId, svcIds),
+      latestEventValues: (appId, svcIds, columns) => engine.latestEventValues(appId, svcIds, columns),
+    },
+    reportingDialect: clickHouseDialectOf(engine),
+    // The names of events and properties do not depend on the time zone.
+    ingestedNamesDialect: new ClickHouseDialect({ timeZone: 'UTC' }),
+    close: () => postgres.close(),
+  };
 }
 
 export interface RunningServer {
@@ -140,9 +205,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   mkdirSync(config.dataDir, { recursive: true });
   const sharedDir = config.sharedDir ?? config.dataDir;
   const log = config.log ?? ((message: string) => console.error(message));
+  const opened = await openEngine(config);
   const tenancy = new Tenancy(sharedDir);
   const stopWatching = tenancy.watch();
-  const engine = await DuckDbEngine.open(config.dataDir);
+  const { engine, entitySql } = opened;
   const store = await JournalledStore.open(engine, config.dataDir, {
     loadIntervalMs: config.loadIntervalMs ?? 2000,
     segmentBytes: 64 * 1024 * 1024,
@@ -165,14 +231,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const experiment = new ExperimentService(sharedDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
 
-  const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
-  const entitySql = postgres ?? engine.sql;
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
   const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
-  const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, new DuckDbDialect()));
-  const cohorts = new CohortHandlers(new CohortStore(entitySql, engine), store, {
+  const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, opened.ingestedNamesDialect));
+  const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.cohortEngine), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
     links,
@@ -186,7 +250,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const replayStore = new ReplayStore(entitySql);
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
-  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId));
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), opened.reportingDialect);
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
@@ -306,7 +370,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       for (const { app } of listeners) await app.close();
       await streamer.stop();
       await store.close();
-      await postgres?.close();
+      await opened.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, expect, test } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { Tenancy } from '../src/tenancy.js';
+import { testEngine } from './support/harness.js';
 import { sendDirect } from './support/http.js';
 
 const HOUR = 3_600_000;
@@ -15,7 +16,8 @@ const tenancy = new Tenancy(dataDir);
 const project = tenancy.createProject(tenancy.createOrganization('Attribution').id, 'Attribution');
 
 let now = Date.now();
-const start = () => startServer({ dataDir, host: '127.0.0.1', port: 0, clock: () => now });
+const engine = await testEngine();
+const start = () => startServer({ dataDir, host: '127.0.0.1', port: 0, clock: () => now, ...engine });
 
 const attribute = (server: RunningServer, event: Record<string, unknown>) =>
   sendDirect(`${server.urls.ingest}/attribution`, {

@@ -10,14 +10,23 @@ import { freePort } from '@svc/mock';
 import { afterAll, expect, test } from 'vitest';
 import { startServer } from '../src/server.js';
 import { Tenancy } from '../src/tenancy.js';
-import { waitForPort } from './support/harness.js';
+import { testEngine, waitForPort } from './support/harness.js';
 
 const bin = fileURLToPath(new URL('../bin/svc-server.mjs', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-durability-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+const engine = await testEngine();
+/** The engine as the CLI's options. */
+const engineArgs = [
+  ...(engine.engine ? ['--engine', engine.engine] : []),
+  ...(engine.clickhouseUrl ? ['--clickhouse-url', engine.clickhouseUrl] : []),
+  ...(engine.clickhouseDatabase ? ['--clickhouse-database', engine.clickhouseDatabase] : []),
+  ...(engine.postgresUrl ? ['--postgres-url', engine.postgresUrl] : []),
+];
+
 async function spawnServer(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [bin, 'start', '--data-dir', dataDir, '--port', String(port), ...engineArgs], { stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(port, child);
   return child;
 }
@@ -55,7 +64,7 @@ test('every acknowledged event survives SIGKILL', async () => {
   child = await spawnServer(port);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
-  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
+  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, ...engine });
   try {
     const stored = (await server.store.events(project.app_id)).map((e) => e.insert_id!);
     const storedIds = new Set(stored);

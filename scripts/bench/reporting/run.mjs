@@ -6,8 +6,10 @@
 // ingestion continues.
 // The server runs with the documented limits raised (the benchmark's queries would exceed
 // the cost budget); --keep DIR keeps the loaded data directory and reuses it next time.
-//   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME]
-// --only runs the operations whose name contains NAME.
+//   node scripts/bench/reporting/run.mjs [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS]
+// --only runs the operations whose name contains NAME; --stall-only skips their timing and
+// measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
+// (--stall-flags="--cpu-prof --trace-gc").
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +24,7 @@ import { serverFlags, withServerFlags } from '../support/server-flags.mjs';
 // The server runs in this process: with the Node flags it runs with on its own.
 withServerFlags();
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' }, only: { type: 'string', default: '' } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '10000000' }, users: { type: 'string', default: '200000' }, runs: { type: 'string', default: '5' }, keep: { type: 'string' }, only: { type: 'string', default: '' }, 'stall-only': { type: 'boolean', default: false }, 'stall-flags': { type: 'string', default: '' } } });
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const RUNS = Number(values.runs);
@@ -153,9 +155,9 @@ const [{ n: stored }] = await server.store.query(`SELECT count(*) AS n FROM even
 console.log(
   `dataset: ${stored.toLocaleString()} events, ${USERS.toLocaleString()} users, ${DAYS} days; ${loadSeconds === undefined ? `reused ${dataDir}` : `loaded through the journal loader in ${loadSeconds.toFixed(0)} s (${((loadSeconds * 1e6) / EVENTS).toFixed(1)} µs/event, generation included)`}`,
 );
-console.log('| operation | p50 ms | p95 ms | hand-written SQL p50 ms | ratio |');
-console.log('|---|---|---|---|---|');
-for (const [name, path, query] of cases) {
+const timed = values['stall-only'] ? [] : cases;
+if (timed.length > 0) console.log('| operation | p50 ms | p95 ms | hand-written SQL p50 ms | ratio |\n|---|---|---|---|---|');
+for (const [name, path, query] of timed) {
   try {
     const api = await time(() => get(path));
     const raw = await time(sql(query));
@@ -169,7 +171,7 @@ for (const [name, path, query] of cases) {
 // (this one holds the benchmark's garbage): each stall over 20 ms is listed with the garbage
 // collection inside it, so a stall is told apart as GC or work.
 await server.close();
-const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [dataDir], { execArgv: serverFlags() });
+const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [dataDir], { execArgv: [...serverFlags(), ...values['stall-flags'].split(/\s+/).filter(Boolean)] });
 const { urls } = await new Promise((resolve) => stallServer.once('message', resolve));
 // The ingestion client runs in a worker thread: building and sending batches stays off this
 // process's event loop, which drives the queries.
@@ -195,7 +197,8 @@ const batches = await ingested;
 await ingestClient.terminate();
 const report = new Promise((resolve) => stallServer.once('message', resolve));
 stallServer.send('report');
-const { maxMs, p99Ms, stalls, longest, heapMb } = await report;
+const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
 console.log(`\nevent loop of the server process during the queries, with ${batches} ingestion batches of 500 in between: max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
-console.log(`stalls over 20 ms: ${stalls}; longest (ms, of which GC): ${longest.map((stall) => `${stall.ms.toFixed(0)} (${stall.gcMs.toFixed(0)})`).join(', ') || 'none'}`);
+const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)}`).join(', ') || 'none';
+console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
 if (!values.keep) rmSync(dataDir, { recursive: true, force: true });

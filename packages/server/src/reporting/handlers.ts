@@ -9,7 +9,8 @@ import { type ChartOperation, type SavedChart, chartQueryString } from './charts
 import { type CsvTable, chartCsv } from './csv.js';
 import { FormulaError, parseFormula } from './formula.js';
 import { type ExceededLimit, queryCost, type ReportingLimits } from './limits.js';
-import { DuckDbDialect } from './query/duckdb-dialect.js';
+import { ClickHouseDialect, ClickHouseUnsupported } from './query/clickhouse-dialect.js';
+import { type Dialect, DuckDbDialect } from './query/duckdb-dialect.js';
 import { type Condition, type EventSelector, type PropertyRef, type Segment, UnknownProperty, userProperty } from './query/model.js';
 import { composition } from './runners/composition.js';
 import type { RunnerContext } from './runners/context.js';
@@ -75,6 +76,24 @@ function segmentOf(conditions: Schemas['SegmentCondition'][] | undefined): Segme
   });
 }
 
+/** The dialect a project's reporting queries are written in (the engine's). */
+export type DialectOf = (appId: number, timeZone: string) => Promise<Dialect>;
+
+export const duckDbDialectOf =
+  (source: ReportingSource): DialectOf =>
+  async (appId) => {
+    const [mappings] = await source.query(DuckDbDialect.userMappingsQuery(appId));
+    return new DuckDbDialect({ userMappings: mappings?.mapped === true });
+  };
+
+/** User mappings live outside ClickHouse: a mapped project is refused rather than answered without them. */
+export const clickHouseDialectOf =
+  (mappings: { hasUserMappings(appId: number): Promise<boolean> }): DialectOf =>
+  async (appId, timeZone) => {
+    if (await mappings.hasUserMappings(appId)) throw new ClickHouseUnsupported('Projects with user mappings cannot be reported on ClickHouse yet');
+    return new ClickHouseDialect({ timeZone });
+  };
+
 export class ReportingHandlers {
   constructor(
     private readonly source: ReportingSource,
@@ -83,15 +102,16 @@ export class ReportingHandlers {
     private readonly charts: (appId: number) => SavedChart[],
     /** What the project's tracking plan says of its event types. */
     private readonly eventTypeNames: (appId: number) => Promise<EventTypeNames>,
+    private readonly dialectOf: DialectOf = duckDbDialectOf(source),
   ) {}
 
   private async context(request: HandlerRequest<ReportingOperation>): Promise<RunnerContext> {
     const project = request.caller.project!;
-    const [mappings] = await this.source.query(DuckDbDialect.userMappingsQuery(project.app_id));
+    const timeZone = project.time_zone ?? 'UTC';
     return {
       appId: project.app_id,
-      timeZone: project.time_zone ?? 'UTC',
-      dialect: new DuckDbDialect({ userMappings: mappings?.mapped === true }),
+      timeZone,
+      dialect: await this.dialectOf(project.app_id, timeZone),
       query: (sql) => this.source.query(sql),
       queryChunks: (sql) => this.source.queryChunks(sql),
       now: () => request.receivedAt,
@@ -117,6 +137,7 @@ export class ReportingHandlers {
       if (error instanceof BadReportRequest || error instanceof UnknownProperty || error instanceof SegmentationError || error instanceof FormulaError) {
         return { status: 400, body: { code: 400, error: error.message } };
       }
+      if (error instanceof ClickHouseUnsupported) return { status: 400, body: { code: 400, error: `Not supported on the ClickHouse engine: ${error.message}` } };
       throw error;
     }
   }

@@ -108,6 +108,37 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     expect(chState.group).toEqual({ size: 15 });
   }, 60_000);
 
+  test('the user data of cohort files and the events of streaming (UserData, StreamedEvents)', async () => {
+    const answers = async (engine: DuckDbEngine | ClickHouseEngine) => {
+      const svcIds = [...new Set((await engine.events(APP)).map((e) => e.svc_id!))].sort((a, b) => a - b);
+      const all = { appId: APP, afterSeq: 0, untilSeq: 1_000, since: 0, limit: 1_000 };
+      const streamed = await engine.streamedEvents(all);
+      return {
+        profiles: [...(await engine.profileProperties(APP, [...svcIds, 999]))].sort(([a], [b]) => a - b),
+        otherProject: [...(await engine.profileProperties(APP + 1, svcIds))],
+        // idfa is NULL on most events: the latest event that has a value counts.
+        latest: [...(await engine.latestEventValues(APP, svcIds, new Map([['idfa', 'idfa'], ['device', 'device_id'], ['insert', 'insert_id']])))]
+          .sort(([a], [b]) => a - b)
+          .map(([svcId, values]) => [svcId, [...values]]),
+        loaded: await engine.loadedIngestSeq(),
+        streamed,
+        identifies: await engine.streamedEvents({ ...all, eventTypes: ['$identify'] }),
+        noTypes: await engine.streamedEvents({ ...all, eventTypes: [] }),
+        page: await engine.streamedEvents({ ...all, afterSeq: 2, untilSeq: 9, limit: 3 }),
+        recent: await engine.streamedEvents({ ...all, since: T0 + 7 }),
+        // DuckDB's own row number `seq` is not an event field (the streamer leaves it out).
+        events: (await engine.eventsBySeq(streamed.map((e) => e.ingestSeq).reverse())).map(({ seq: _, ...event }) => event),
+      };
+    };
+    const [duckAnswers, chAnswers] = [await answers(duck), await answers(ch)];
+    expect(chAnswers).toEqual(duckAnswers);
+    expect(chAnswers.latest.some(([, values]) => (values as [string, unknown][]).some(([name, value]) => name === 'idfa' && value === 'ad-1'))).toBe(true);
+    expect(chAnswers.page).toHaveLength(3);
+    expect(chAnswers.recent.length).toBeGreaterThan(1);
+    expect(chAnswers.recent.length).toBeLessThan(chAnswers.streamed.length);
+    expect(chAnswers.events.length).toBeGreaterThan(5);
+  });
+
   test('a segment loaded again, or reloaded after a load cut short, counts once; identities survive a restart', async () => {
     const before = await state(ch);
     const name = `segment-${segments}`;

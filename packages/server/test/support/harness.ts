@@ -3,8 +3,7 @@
 // host role a test file uses: every answer that reaches a test through the proxy conforms
 // to the spec, or the proxy turns it into an error the test sees. Request validation stays
 // off in the proxy: the server's own validation is what the tests exercise.
-// With SVC_TEST_POSTGRES set to a PostgreSQL server's URL (e.g. from scripts/postgres/start.mjs),
-// each harness puts the entity stores on a fresh database there.
+// The engine and entity databases: `testEngine` (SVC_TEST_ENGINE, SVC_TEST_POSTGRES).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { freePort, prepareDocuments } from '@svc/mock';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
 import type { Deployment, Project } from '../../src/tenancy.js';
 
@@ -62,10 +62,8 @@ export async function startProxy(file: string, upstream: string): Promise<{ url:
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-/** A new database on the server SVC_TEST_POSTGRES names, if it names one: its URL. */
-async function entityDatabase(): Promise<string | undefined> {
-  const serverUrl = process.env.SVC_TEST_POSTGRES;
-  if (!serverUrl) return undefined;
+/** A new database on the PostgreSQL server at `serverUrl`: its URL. */
+async function freshPostgresDatabase(serverUrl: string): Promise<string> {
   const name = `svc_test_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client(serverUrl);
   await client.connect();
@@ -76,9 +74,28 @@ async function entityDatabase(): Promise<string | undefined> {
   return url.href;
 }
 
+/**
+ * The engine a test server runs on, with fresh databases: ClickHouse (and PostgreSQL for the
+ * entities) on the run's servers with SVC_TEST_ENGINE=clickhouse; DuckDB otherwise, with the
+ * entities on PostgreSQL when SVC_TEST_POSTGRES names a server. A restarted server passes
+ * the same config again to find its data.
+ */
+export async function testEngine(): Promise<Partial<ServerConfig>> {
+  if (process.env.SVC_TEST_ENGINE === 'clickhouse') {
+    return {
+      engine: 'clickhouse',
+      clickhouseUrl: inject('clickhouseUrl'),
+      clickhouseDatabase: `svc_test_${randomBytes(6).toString('hex')}`,
+      postgresUrl: await freshPostgresDatabase(inject('postgresUrl')),
+    };
+  }
+  const postgres = process.env.SVC_TEST_POSTGRES;
+  return postgres ? { postgresUrl: await freshPostgresDatabase(postgres) } : {};
+}
+
 export async function startHarness(roles: string[], config: Partial<ServerConfig> = {}): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-server-test-'));
-  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 200, postgresUrl: await entityDatabase(), ...config });
+  const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 200, ...(await testEngine()), ...config });
   const org = server.tenancy.createOrganization('Test organization');
   const project = server.tenancy.createProject(org.id, 'Test project');
   const otherProject = server.tenancy.createProject(org.id, 'Other project');

@@ -255,7 +255,12 @@ export class DuckDbDialect implements Dialect {
         ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
         : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
     });
-    return `WITH ev AS (${events}),
+    const used = ['svc_id', 'k', 'time', 'bucket', ...times.map((_, k) => `f${k}`), ...(grouped ? ['p0'] : [])];
+    // Only the columns used: a CTE read several times is materialized with every column it selects. Ordered
+    // funnels scan the events once per step instead (each scan filtered to its step by pushdown), which
+    // is faster than materializing them; a sequential funnel's positions are a window over every event
+    // of the user, computed once.
+    return `WITH ev AS ${sequential ? '' : 'NOT MATERIALIZED '}(SELECT ${used.join(', ')} FROM (${events})),
     j0 AS (SELECT svc_id, k, time, bucket, ${grouped ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${entriesEndMs}),
     ${chain.map((c) => `${c},`).join('\n    ')}
     paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth

@@ -16,7 +16,7 @@ import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
-import { ADVERTISING_ID_FIELDS, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView } from '../types.js';
+import { ADVERTISING_ID_FIELDS, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
 import { SEGMENT_TABLES } from './tables.js';
@@ -44,6 +44,7 @@ const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
  */
 const MAPPING_RECORD = 'mappings:';
 const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
+const quoted = (column: string) => `\`${column.replace(/`/g, '')}\``;
 
 /** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
 function parseLine(text: string): JournalLine {
@@ -59,7 +60,7 @@ function parseLine(text: string): JournalLine {
  */
 const MUTATION_POLL_MS = 20;
 
-export class ClickHouseEngine implements Engine {
+export class ClickHouseEngine implements Engine, UserData, StreamedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   private readonly entities: SharedEntities;
@@ -538,6 +539,58 @@ export class ClickHouseEngine implements Engine {
 
   upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
     return this.entities.upsertFeedbackItems(appId, sourceId, items, now);
+  }
+
+  /** Whether the project has user mappings (reporting on ClickHouse cannot apply them yet). */
+  async hasUserMappings(appId: number): Promise<boolean> {
+    const [row] = await this.entities.transaction((tx) => tx.rows('SELECT count(*) AS n FROM user_mappings WHERE app_id = $1', [appId]));
+    return Number(row!.n) > 0;
+  }
+
+  async profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Properties>> {
+    const properties = new Map<number, Properties>();
+    for (const [svcId, profile] of await this.storedProfiles(new Set(svcIds))) if (profile.appId === appId) properties.set(svcId, profile.properties);
+    return properties;
+  }
+
+  /** argMax skips NULL values, as DuckDB's arg_max does: the latest event that has one. */
+  async latestEventValues(appId: number, svcIds: readonly number[], columns: ReadonlyMap<string, string>): Promise<Map<number, Map<string, unknown>>> {
+    if (svcIds.length === 0) return new Map();
+    const names = [...columns.keys()];
+    const selected = [...columns.values()].map((column, i) => `argMax(${quoted(column)}, time) AS v${i}`).join(', ');
+    const rows = await this.store.query(`SELECT svc_id, ${selected} FROM events WHERE app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)}) GROUP BY svc_id`);
+    return new Map(rows.map((r) => [Number(r.svc_id), new Map(names.map((name, i) => [name, r[`v${i}`]]))]));
+  }
+
+  /** Of segments recorded as loaded: a load cut short never shows its events to the streamer. */
+  async loadedIngestSeq(): Promise<number> {
+    const [row] = await this.store.query('SELECT max(last_ingest_seq) AS last FROM loaded_segments');
+    return Number(row?.last ?? 0);
+  }
+
+  async streamedEvents(query: StreamedEventsQuery): Promise<{ ingestSeq: number; serverUploadTime: number }[]> {
+    const types = query.eventTypes === undefined ? '' : query.eventTypes.length === 0 ? ' AND 0' : ` AND event_type IN (${query.eventTypes.map(literal).join(', ')})`;
+    const rows = await this.store.query(
+      `SELECT ingest_seq, server_upload_time FROM events
+       WHERE app_id = ${Math.trunc(query.appId)} AND ingest_seq > ${Math.trunc(query.afterSeq)} AND ingest_seq <= ${Math.trunc(query.untilSeq)}
+       AND svc_id IS NOT NULL AND server_upload_time >= ${Math.trunc(query.since)}${types}
+       ORDER BY ingest_seq LIMIT ${Math.trunc(query.limit)}`,
+    );
+    return rows.map((r) => ({ ingestSeq: Number(r.ingest_seq), serverUploadTime: Number(r.server_upload_time) }));
+  }
+
+  /** The events with their JSON columns parsed and booleans as booleans (DuckDB's `to_json(e)`). */
+  async eventsBySeq(ingestSeqs: readonly number[]): Promise<Row[]> {
+    if (ingestSeqs.length === 0) return [];
+    const columns = [...EVENT_FIELDS, 'svc_id', 'ingest_seq'];
+    const rows = await this.store.query(`SELECT ${columns.map(quoted).join(', ')} FROM events WHERE ingest_seq IN (${integers(ingestSeqs)}) ORDER BY ingest_seq`);
+    for (const row of rows) {
+      for (const [field, type] of Object.entries(EVENT_COLUMNS)) {
+        if (type === 'JSON' && typeof row[field] === 'string') row[field] = JSON.parse(row[field] as string);
+        if (type === 'BOOLEAN') row[field] = row[field] === 1;
+      }
+    }
+    return rows;
   }
 
   close(): Promise<void> {
