@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
 import { type PostgresServer, startPostgres } from '../../../../scripts/postgres/start.mjs';
+import { type RunningServer, startServer } from '../../src/server.js';
 import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
 import { EVENT_COLUMNS } from '../../src/store/duckdb.js';
 import { journalId } from '../../src/store/journal-id.js';
@@ -131,5 +132,30 @@ describe('two processes loading into one ClickHouse database', () => {
     expect.soft(u1Now[0]?.svc_id).not.toBe(u1);
     const [identities] = await rows("SELECT countIf(user_id = 'm-to') AS mapped, countIf(user_id = 'u1') AS u1, count() AS users, uniqExact(svc_id) AS svc_ids FROM identity_users");
     expect.soft(identities).toEqual({ mapped: 1, u1: 1, users: 85, svc_ids: 85 });
+  }, 120_000);
+
+  test('two servers (own data dirs, one shared dir): both answer 200 to a repeat, it is stored once; a user through both is one', async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'svc-two-servers-shared-'));
+    const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'svc-two-servers-')));
+    const config = { sharedDir: shared, host: '127.0.0.1', port: 0, loadIntervalMs: 3_600_000, engine: 'clickhouse' as const, clickhouseUrl: clickhouse.url, clickhouseDatabase: 'two_servers', postgresUrl: postgres.url };
+    const servers = await Promise.all(dirs.map((dataDir) => startServer({ ...config, dataDir })));
+    try {
+      const project = servers[0]!.tenancy.createProject(servers[0]!.tenancy.createOrganization('Org').id, 'Project');
+      servers[1]!.tenancy.reload();
+      const upload = (server: RunningServer, events: object[]) =>
+        fetch(`${server.urls.ingest}/2/httpapi`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
+      const answers = await Promise.all(
+        servers.map((server, i) => upload(server, [{ event_type: 'Page', user_id: 'user-both', insert_id: 'same-insert-id' }, { event_type: 'Page', user_id: `user-only-${i}` }])),
+      );
+      expect.soft(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      await Promise.all(servers.map((server) => server.store.flush()));
+      const [stored] = await servers[0]!.store.query(
+        "SELECT countIf(insert_id = 'same-insert-id') AS repeats, uniqExactIf(svc_id, user_id = 'user-both') AS both_ids, uniqExact(svc_id) AS svc_ids, count() AS events FROM events",
+      );
+      expect.soft(stored).toEqual({ repeats: 1, both_ids: 1, svc_ids: 3, events: 3 });
+    } finally {
+      for (const server of servers) await server.close();
+      for (const dir of [shared, ...dirs]) rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
