@@ -91,3 +91,12 @@ test('the typed client: a segmentation and a funnel, parameters passed as object
   const funnel = await app.GET('/api/2/funnels', { params: { query: { e: [{ event_type: 'Play' }, { event_type: 'Buy' }], start: '20261102', end: '20261103' } } });
   expect(funnel.data?.data[0]?.cumulativeRaw).toEqual([2, 1]);
 });
+
+test('a question the engine cannot answer yet is a 400 with the reason, never a wrong answer (ClickHouse 18.16: "set is")', async () => {
+  const reply = await get(`/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play', filters: [{ subprop_type: 'event', subprop_key: 'tags', subprop_op: 'set is', subprop_value: ['a'] }] })}`);
+  if (process.env.SVC_TEST_ENGINE === 'clickhouse') {
+    expect(reply).toMatchObject({ status: 400, body: { code: 400, error: 'Not supported on the ClickHouse engine: "set is" needs JSON arrays parsed, which ClickHouse 18.16 cannot' } });
+  } else {
+    expect(reply.status).toBe(200);
+  }
+});

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
 import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
+import { currentUserMappings } from '../../src/store/clickhouse/tables.js';
 import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
 import type { Engine, JournalRecord, StoredEvent } from '../../src/store/types.js';
 import { memorySession } from './memory-session.js';
@@ -50,10 +51,26 @@ async function state(engine: Engine) {
     versions: await engine.query('SELECT app_id, svc_id, ingest_seq, properties FROM profile_versions ORDER BY ingest_seq'),
     group: await engine.groupProfile(APP, { group_type: 'org', group_value: 'acme' }),
     otherGroup: await engine.groupProfile(APP, { group_type: 'org', group_value: 'umbrella' }),
-    insertIds: await engine.recentInsertIds(T0 - 1),
+    insertIds: await allOf(engine.recentInsertIds(T0 - 1)),
     advertising: (await engine.knownAdvertisingIds(0)).sort((a, b) => a.value.localeCompare(b.value)),
     held: await engine.heldAttributions(0),
   };
+}
+
+/** The mappings reporting reads (DuckDB's table, ClickHouse's mirror), and the cohorts' members. */
+async function reporting(engine: DuckDbEngine | ClickHouseEngine) {
+  const mappings = engine === duck ? `SELECT from_svc, to_svc FROM user_mappings WHERE app_id = ${APP}` : currentUserMappings(APP);
+  return {
+    mappings: await engine.query(`SELECT from_svc, to_svc FROM (${mappings}) ORDER BY from_svc`),
+    members: await engine.cohortMembers(APP, 'c1'),
+    sizes: await engine.cohortSizes(APP),
+  };
+}
+
+async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const chunk of chunks) all.push(...chunk);
+  return all;
 }
 
 async function reopen(): Promise<void> {
@@ -108,6 +125,37 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     expect(chState.group).toEqual({ size: 15 });
   }, 60_000);
 
+  test('the user data of cohort files and the events of streaming (UserData, StreamedEvents)', async () => {
+    const answers = async (engine: DuckDbEngine | ClickHouseEngine) => {
+      const svcIds = [...new Set((await engine.events(APP)).map((e) => e.svc_id!))].sort((a, b) => a - b);
+      const all = { appId: APP, afterSeq: 0, untilSeq: 1_000, since: 0, limit: 1_000 };
+      const streamed = await engine.streamedEvents(all);
+      return {
+        profiles: [...(await engine.profileProperties(APP, [...svcIds, 999]))].sort(([a], [b]) => a - b),
+        otherProject: [...(await engine.profileProperties(APP + 1, svcIds))],
+        // idfa is NULL on most events: the latest event that has a value counts.
+        latest: [...(await engine.latestEventValues(APP, svcIds, new Map([['idfa', 'idfa'], ['device', 'device_id'], ['insert', 'insert_id']])))]
+          .sort(([a], [b]) => a - b)
+          .map(([svcId, values]) => [svcId, [...values]]),
+        loaded: await engine.loadedIngestSeq(),
+        streamed,
+        identifies: await engine.streamedEvents({ ...all, eventTypes: ['$identify'] }),
+        noTypes: await engine.streamedEvents({ ...all, eventTypes: [] }),
+        page: await engine.streamedEvents({ ...all, afterSeq: 2, untilSeq: 9, limit: 3 }),
+        recent: await engine.streamedEvents({ ...all, since: T0 + 7 }),
+        // DuckDB's own row number `seq` is not an event field (the streamer leaves it out).
+        events: (await engine.eventsBySeq(streamed.map((e) => e.ingestSeq).reverse())).map(({ seq: _, ...event }) => event),
+      };
+    };
+    const [duckAnswers, chAnswers] = [await answers(duck), await answers(ch)];
+    expect(chAnswers).toEqual(duckAnswers);
+    expect(chAnswers.latest.some(([, values]) => (values as [string, unknown][]).some(([name, value]) => name === 'idfa' && value === 'ad-1'))).toBe(true);
+    expect(chAnswers.page).toHaveLength(3);
+    expect(chAnswers.recent.length).toBeGreaterThan(1);
+    expect(chAnswers.recent.length).toBeLessThan(chAnswers.streamed.length);
+    expect(chAnswers.events.length).toBeGreaterThan(5);
+  });
+
   test('a segment loaded again, or reloaded after a load cut short, counts once; identities survive a restart', async () => {
     const before = await state(ch);
     const name = `segment-${segments}`;
@@ -146,6 +194,8 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     expect(chAnswers).toEqual(duckAnswers);
     expect(chAnswers.mappings.find(([user]) => user === 'global-1')?.[1].mappedFrom.map((m) => m.userId)).toEqual(['u1']);
     expect(chAnswers.feedback?.conversation_parts.map((p) => p.body)).toEqual(['edited', 'second']);
+    expect((await reporting(ch)).mappings).toEqual((await reporting(duck)).mappings);
+    expect((await reporting(ch)).mappings.length).toBe(2);
   }, 60_000);
 
   test('a deletion job scrubs the users from events, profiles and identities', async () => {
@@ -165,7 +215,16 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     const before = await jobs(ch);
     expect(before).toEqual(await jobs(duck));
     expect(before.devices).toEqual(['d0', 'd2']);
+    for (const engine of [duck, ch]) await engine.replaceCohortMembers(APP, 'c1', [1, 2, 3, 4, 5, 6, 7].filter((id) => id !== engine.svcIdOfUser(APP, 'u2')));
+    const members = await reporting(ch);
+    expect(members).toEqual(await reporting(duck));
+    const u1 = ch.svcIdOfUser(APP, 'u1')!;
+    expect(members.members).toContain(u1);
     for (const engine of [duck, ch] as Engine[]) await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
+    const scrubbed = await reporting(ch);
+    expect(scrubbed).toEqual(await reporting(duck));
+    expect(scrubbed.members).not.toContain(u1);
+    expect(scrubbed.mappings.length).toBe(1);
     const [duckState, chState] = [await state(duck), await state(ch)];
     expect(chState).toEqual(duckState);
     expect(chState.events.some((e) => e.user_id === 'u1' || e.device_id === 'd2')).toBe(false);

@@ -1,18 +1,19 @@
-// The same events in DuckDB (loaded through a journal segment, as the server loads them) and in
-// ClickHouse 18.16 (Debian's, started on loopback): the resolved events as DuckDB holds them
-// (svc_id and ingestion order) are inserted into ClickHouse.
+// The same events in DuckDB and in ClickHouse 18.16 (Debian's, started on loopback), each
+// engine loading the same journal segment as the server loads it: the same svc_ids and
+// ingestion order, profile versions on both.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
-import { ClickHouseEvents, type ResolvedEvent } from '../../src/store/clickhouse/events.js';
+import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
 import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
 import type { StoredEvent } from '../../src/store/types.js';
 import type { UploadEvent } from '../reporting/dataset.js';
+import { memorySession } from './memory-session.js';
 
 export interface Engines {
   clickhouse: ClickHouseServer;
-  ch: ClickHouseEvents;
+  ch: ClickHouseEngine;
   duck: DuckDbEngine;
   close(): Promise<void>;
 }
@@ -30,19 +31,16 @@ export async function loadEngines(events: StoredEvent[], database: string): Prom
   const segment = join(dir, 'segment-1.jsonl');
   writeFileSync(segment, `${events.map((event) => duck.journalLine(event)).join('\n')}\n`);
   await duck.loadSegment(segment, 'segment-1');
-  const appIds = [...new Set(events.map((event) => event.app_id))];
-  const ch = await ClickHouseEvents.open({ url: clickhouse.url, database });
-  for (const appId of appIds) {
-    const loaded = await duck.events(appId);
-    const order = await duck.query(`SELECT ingest_seq FROM events WHERE app_id = ${appId} ORDER BY ingest_seq`);
-    await ch.insert(loaded.map((event, i): ResolvedEvent => ({ ...event, ingest_seq: order[i]!.ingest_seq as number })));
-  }
+  const session = await memorySession();
+  const ch = await ClickHouseEngine.open({ url: clickhouse.url, database }, session);
+  await ch.loadSegment(segment, 'segment-1');
   return {
     clickhouse,
     ch,
     duck,
     async close() {
       await ch.close();
+      session.close();
       await duck.close();
       await clickhouse.stop();
       rmSync(dir, { recursive: true, force: true });

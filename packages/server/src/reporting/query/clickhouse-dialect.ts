@@ -2,35 +2,34 @@
 // server the ClickHouse engine runs on): no JSON functions but visitParam*, no common table
 // expressions, no ASOF JOIN, no 128-bit integers, no Map, no parameter binding.
 //
-// Event properties are read from the JSON text of `event_properties` with
-// visitParamExtractRaw / visitParamExtractString, which search the text for `"<name>":`.
-// Their limits, and what this dialect does about them:
-// - The key is found at any nesting level, the first occurrence winning: with
-//   `{"a":{"b":1},"b":2}`, property `b` reads 1. Top-level keys only are right when no nested
-//   object before them has a key of the same name. (The stored text is JSON.stringify's, so
-//   there is no whitespace and a string value never looks like a key.) Exact top-level reads
-//   need the keys and values split at insert time (e.g. two Array(String) columns).
-// - The name is matched as it appears in the text, escapes included: names are escaped here
-//   as JSON.stringify escapes them, so `a"b` and `a\b` are found; a name JSON writes with
-//   `\u` escapes (control characters) is found only if it was written the same way.
-// - visitParamExtractString unescapes `\uXXXX` of the basic plane only (surrogate pairs come
-//   out as CESU-8) and returns '' when unescaping fails; JSON.stringify writes characters
-//   beyond ASCII unescaped, so only lone surrogates are affected.
-// - Arrays and objects are read as their JSON text: `set is` / `set is not` are not supported.
+// Properties (event properties, the event's user properties, profile versions) are read from
+// their top-level keys and the JSON texts of their values, split at insert into two
+// Array(String) columns (store/clickhouse/tables.ts): `values[indexOf(keys, name)]`, '' when
+// missing. visitParam on the whole JSON text would find a key at any depth (with
+// `{"a":{"b":1},"b":2}`, `b` would read 1). A string value's text is unescaped by
+// visitParamExtractString on `{"k":<text>}`: it unescapes `\uXXXX` of the basic plane only
+// (surrogate pairs come out as CESU-8) and returns '' when unescaping fails; JSON.stringify
+// writes characters beyond ASCII unescaped, so only lone surrogates are affected.
+// - `set is` / `set is not` split an array's JSON text into its elements by a regular
+//   expression (no JSON arrays on 18.16): arrays of strings, numbers, booleans and nulls. An
+//   array holding arrays or objects stops the query with an error (throwIf), never a wrong answer.
 // Time zones are ClickHouse's own (`toDateTime(seconds, tz)`); DateTime is seconds since 1970
 // in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
-// Not supported yet (they need tables the ClickHouse engine does not have yet): custom user
-// properties at event time (profile versions), `start_version` and `paying` (user history),
-// cohort conditions, user mappings. Ordered and sequential funnels walk each user's event
-// lists with array functions (no ASOF JOIN on 18.16).
+// The user's state at event time, without window functions or ASOF JOIN: one join (`h`) of a
+// row per user: `start_version` (argMin skips NULLs: the first version seen) and the
+// `ingest_seq` of the first revenue event (`paying` from then on), and the user's profile
+// versions as two sorted arrays, the event's version being the last at or before its
+// `ingest_seq` (custom `gp:` properties; the event's own user properties win, as on DuckDB).
+// Cohort conditions read the engine's `cohort_members`; user mappings its `user_mappings`
+// mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
+// Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
 import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
+import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-/** A property name as it appears between the quotes of a key in JSON.stringify's output. */
-const jsonKey = (name: string) => string(JSON.stringify(name).slice(1, -1));
 
 /** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
 const joined = (a: string, b: string) => `nullIf(concat(ifNull(${a}, ''), if(${a} IS NOT NULL AND ${b} IS NOT NULL, ' ', ''), ifNull(${b}, '')), '')`;
@@ -53,6 +52,18 @@ const SPECIAL_EVENT_TYPES = new Map([
   ['revenue_amount', 'e.revenue IS NOT NULL'],
 ]);
 
+/** Built-ins that need the user's history before the event (the `h` relation). */
+const HISTORY = new Set(['start_version', 'paying']);
+/** `first_paid` of users who never paid: after every event. */
+const NEVER = 'toInt64(9223372036854775807)';
+
+/** The text of a JSON value's text (as DuckDB reads it): strings unescaped, null and missing ('') as NULL. */
+const textOf = (raw: string) =>
+  `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), ${raw})`;
+/** The elements of a JSON array's text whose elements are strings, numbers, booleans or nulls (JSON.stringify's: no spaces). */
+const SCALAR = '"(?:[^"\\\\]|\\\\.)*"|[^,\\[\\]{}"]+';
+const FLAT_ARRAY = `^\\[(?:(?:${SCALAR})(?:,(?:${SCALAR}))*)?\\]$`;
+
 /** The columns of every scan, before its bucket, properties and flags. */
 const SCAN_COLUMNS = ['svc_id', 'time', 'ingest_seq', 'event_type', 'session_id', 'active'];
 
@@ -61,6 +72,8 @@ export class ClickHouseUnsupported extends Error {}
 export interface ClickHouseDialectOptions {
   /** The project's time zone: `bucketOf` makes bucket values in it. */
   timeZone: string;
+  /** Whether the project has user mappings (then every scan resolves mapped users); default true. */
+  userMappings?: boolean;
 }
 
 export class ClickHouseDialect implements Dialect {
@@ -68,21 +81,38 @@ export class ClickHouseDialect implements Dialect {
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
 
+  /** Whether a project has user mappings, so that scans of projects without any skip them. */
+  static userMappingsQuery(appId: number): string {
+    return `SELECT count() > 0 AS mapped FROM (${currentUserMappings(appId)})`;
+  }
+
+  /** A property's value as JSON text ('' when missing), from the split top-level keys and values. */
+  private raw(property: PropertyRef & { kind: 'event' | 'custom' }): string {
+    const key = string(property.name);
+    if (property.kind === 'event') return `e.property_values[indexOf(e.property_keys, ${key})]`;
+    // The profile version of the event: the last at or before it (index 0, none: empty arrays).
+    // 18.16 drops from a subquery the columns only a lambda reads: `0 * e.ingest_seq` names it outside.
+    const version = `arrayCount(s -> s <= e.ingest_seq, h.seqs) + 0 * e.ingest_seq`;
+    // The event's own user properties win over the profile (not on $identify, whose keys are operations).
+    return `if(e.event_type != '$identify' AND has(e.user_property_keys, ${key}), e.user_property_values[indexOf(e.user_property_keys, ${key})], h.version_values[${version}][indexOf(h.version_keys[${version}], ${key})])`;
+  }
+
   /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
   private text(property: PropertyRef): string {
-    switch (property.kind) {
-      case 'event': {
-        const raw = `visitParamExtractRaw(e.event_properties, ${jsonKey(property.name)})`;
-        return `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(e.event_properties, ${jsonKey(property.name)}), ${raw})`;
-      }
-      case 'builtIn': {
-        const column = Object.hasOwn(BUILT_IN_COLUMNS, property.name) ? BUILT_IN_COLUMNS[property.name] : undefined;
-        if (!column) throw new ClickHouseUnsupported(`The built-in user property ${property.name} needs the user's history, not on ClickHouse yet`);
-        return column;
-      }
-      case 'custom':
-        throw new ClickHouseUnsupported(`Custom user properties (gp:${property.name}) need profile versions, not on ClickHouse yet`);
-    }
+    if (property.kind !== 'builtIn') return textOf(this.raw(property));
+    if (property.name === 'start_version') return 'h.start_version';
+    if (property.name === 'paying') return `if(e.ingest_seq >= h.first_paid, 'true', 'false')`;
+    return BUILT_IN_COLUMNS[property.name]!;
+  }
+
+  /** The values of a property as a set: an array's elements, else the value alone (NULL when missing). */
+  private elements(property: PropertyRef): string {
+    if (property.kind === 'builtIn') return `[${this.text(property)}]`;
+    const raw = this.raw(property);
+    const isArray = `substring(${raw}, 1, 1) = '['`;
+    // Both branches of `if` are computed for every row: the check applies to arrays only.
+    const checked = `if(throwIf(${isArray} AND NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, ${raw}, '')`;
+    return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
   condition({ property, op, values }: Condition): string {
@@ -111,14 +141,15 @@ export class ClickHouseDialect implements Dialect {
       case 'greater or equal':
         return compare('>=');
       case 'set is':
+        return `hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
       case 'set is not':
-        throw new ClickHouseUnsupported(`"${op}" needs JSON arrays parsed, which ClickHouse 18.16 cannot`);
+        return `NOT hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
     }
   }
 
-  private segmentCondition(condition: Condition | CohortCondition): string {
-    if ('cohortId' in condition) throw new ClickHouseUnsupported('Cohort memberships are not on ClickHouse yet');
-    return this.condition(condition);
+  private segmentCondition(condition: Condition | CohortCondition, appId: number): string {
+    if (!('cohortId' in condition)) return this.condition(condition);
+    return `${condition.member ? '' : 'NOT '}e.svc_id IN (${currentCohortMembers(appId, condition.cohortId, string)})`;
   }
 
   /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
@@ -235,10 +266,10 @@ export class ClickHouseDialect implements Dialect {
     return `SELECT DISTINCT event_type FROM events WHERE app_id = ${integer(appId)}`;
   }
 
-  /** A key present with any value, null included (as DuckDB's json_extract IS NOT NULL); found at any nesting level (see above). */
+  /** A top-level key present with any value, null included (as DuckDB's json_extract IS NOT NULL). */
   eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string {
     const ofTypes = eventTypes === null ? '' : ` AND event_type IN (${eventTypes.map(string).join(', ')})`;
-    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND visitParamHas(event_properties, ${jsonKey(property)}) LIMIT 1`;
+    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND has(property_keys, ${string(property)}) LIMIT 1`;
   }
 
   /**
@@ -283,7 +314,7 @@ export class ClickHouseDialect implements Dialect {
       `e.${timeColumn} >= ${integer(scan.range.startMs)}`,
       `e.${timeColumn} < ${integer(scan.range.endMs)}`,
       ...(scan.selector ? this.selects(scan.selector) : []),
-      ...scan.segment.map((c) => this.segmentCondition(c)),
+      ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
       // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here.
       ...(scan.firstEventsOnly ? [`(e.svc_id, e.time) IN (SELECT svc_id, min(time) FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id)`] : []),
@@ -301,7 +332,35 @@ export class ClickHouseDialect implements Dialect {
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
-    return `SELECT ${columns.join(', ')} FROM events AS e WHERE ${where.join(' AND ')}`;
+    if (this.options.userMappings === false) return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    return this.mapped(scan, own);
+  }
+
+  /** The join of the user's history and profile versions (`h`), when the scan reads them. */
+  private userState(scan: EventScan): string {
+    const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
+    const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
+    const needsProfile = referenced.some((p) => p.kind === 'custom');
+    const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
+    const appId = integer(scan.appId);
+    const history = `SELECT svc_id, argMin(app_version, ingest_seq) AS start_version, if(countIf(revenue IS NOT NULL) = 0, ${NEVER}, minIf(ingest_seq, revenue IS NOT NULL)) AS first_paid
+      FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id`;
+    const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(property_keys) AS version_keys, groupArray(property_values) AS version_values
+      FROM (SELECT svc_id, ingest_seq, property_keys, property_values FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
+    const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
+    return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
+  }
+
+  /**
+   * A mapped user counts as the user it is mapped to (properties stay its own): the scan's
+   * `svc_id` through `transform` of the current mappings (-1 first: no empty arrays in transform).
+   * Outside the scan: an alias `svc_id` inside it would hide the column.
+   */
+  private mapped(scan: EventScan, own: string): string {
+    const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(scan.appId)}))`;
+    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
+    return `SELECT transform(own_svc_id, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), own_svc_id) AS svc_id, ${rest.join(', ')} FROM (${own})`;
   }
 }
 

@@ -1,5 +1,6 @@
 // The entities the ClickHouse engine keeps in a shared SQL store (PostgreSQL in production,
-// any SqlSession in tests): deletion jobs, user mappings, feedback and cohort memberships.
+// any SqlSession in tests): deletion jobs, user mappings and feedback (cohort memberships, and a
+// mirror of the mappings for reporting, are ClickHouse tables: tables.ts).
 // Their SQL is portable between PostgreSQL and DuckDB: `$n` placeholders, ON CONFLICT, RETURNING.
 import type { DeletionEntry, DeletionJobRecord, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem } from '../types.js';
 
@@ -12,7 +13,6 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id))',
   'CREATE SEQUENCE IF NOT EXISTS feedback_part_order',
   "CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id))",
-  'CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT)',
 ];
 
 const FEEDBACK_FIELDS = ['body', 'author', 'email', 'user_id', 'url', 'created_at'] as const;
@@ -80,12 +80,11 @@ export class SharedEntities {
     return rows.map((r) => ({ appId: Number(r.app_id), day: r.day as string }));
   }
 
-  /** Removes the users' mappings and cohort memberships and records the scrub. */
+  /** Removes the users' mappings and records the scrub. */
   async recordScrub(appId: number, day: string, svcIds: number[], today: string): Promise<void> {
     await this.transaction(async (tx) => {
       if (svcIds.length > 0) {
         const list = placeholders(2, svcIds.length);
-        await tx.run(`DELETE FROM cohort_members WHERE app_id = $1 AND svc_id IN (${list})`, [appId, ...svcIds]);
         await tx.run(`DELETE FROM user_mappings WHERE app_id = $1 AND (from_svc IN (${list}) OR to_svc IN (${list}))`, [appId, ...svcIds]);
       }
       await tx.run('UPDATE deletion_jobs SET scrubbed_on = $1 WHERE app_id = $2 AND day = $3', [today, appId, day]);

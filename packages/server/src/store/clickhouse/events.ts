@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import { EVENT_COLUMNS } from '../duckdb.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { rowBinaryEncoder } from './row-binary.js';
-import { ENGINE_TABLES } from './tables.js';
+import { ENGINE_TABLES, REPORTING_TABLES, splitProperties } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -44,8 +44,9 @@ export const CLICKHOUSE_EVENT_COLUMNS: Record<string, string> = {
 const quote = (name: string) => `\`${name}\``;
 const selectList = [...Object.keys(EVENT_COLUMNS), 'svc_id'].map(quote).join(', ');
 const insertColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
-/** The columns inserted: the event's, then the journal segment it came from (migration 2). */
-const encodeRows = rowBinaryEncoder([...Object.values(CLICKHOUSE_EVENT_COLUMNS), 'String']);
+/** The columns inserted after the event's: the journal segment it came from (migration 2), the split properties (migration 3). */
+const EXTRA_COLUMNS = ['segment', 'property_keys', 'property_values', 'user_property_keys', 'user_property_values'];
+const encodeRows = rowBinaryEncoder([...Object.values(CLICKHOUSE_EVENT_COLUMNS), 'String', 'Array(String)', 'Array(String)', 'Array(String)', 'Array(String)']);
 
 /**
  * Sorted by project, event type and time: reporting scans one project's events of one type
@@ -60,7 +61,7 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries
  * an added column skipped when it exists),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES];
+export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES, REPORTING_TABLES];
 
 const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
 
@@ -145,8 +146,8 @@ export class ClickHouseEvents {
   async insert(events: readonly ResolvedEvent[], segment = ''): Promise<void> {
     if (events.length === 0) return;
     const result = await this.client.exec({
-      query: `INSERT INTO events (${[...insertColumns, 'segment'].map(quote).join(', ')}) FORMAT RowBinary`,
-      values: Readable.from([encodeRows(events.map((event) => [...valuesOf(event), segment]))]),
+      query: `INSERT INTO events (${[...insertColumns, ...EXTRA_COLUMNS].map(quote).join(', ')}) FORMAT RowBinary`,
+      values: Readable.from([encodeRows(events.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]))]),
       // One block per partition however many rows the segment holds (the default splits at 1,048,576).
       clickhouse_settings: { max_insert_block_size: String(Math.max(events.length, 1_048_576)) },
     });

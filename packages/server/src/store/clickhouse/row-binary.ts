@@ -38,16 +38,22 @@ class Writer {
     this.length = this.buffer.writeDoubleLE(value, this.length);
   }
 
-  /** UTF-8 bytes after their length as an unsigned LEB128 (written in place, no copy). */
-  string(value: string): void {
-    const length = Buffer.byteLength(value, 'utf8');
-    this.reserve(length + 5);
-    for (let n = length; ; ) {
+  /** An unsigned LEB128 (lengths of strings and arrays). */
+  varUInt(value: number): void {
+    this.reserve(5);
+    for (let n = value; ; ) {
       const low = n & 0x7f;
       n >>>= 7;
       this.buffer[this.length++] = n === 0 ? low : low | 0x80;
       if (n === 0) break;
     }
+  }
+
+  /** UTF-8 bytes after their length (written in place, no copy). */
+  string(value: string): void {
+    const length = Buffer.byteLength(value, 'utf8');
+    this.varUInt(length);
+    this.reserve(length);
     this.length += this.buffer.write(value, this.length, length, 'utf8');
   }
 
@@ -66,6 +72,15 @@ const BASE: Record<string, Encode> = {
 };
 
 function encoderOf(type: string): Encode {
+  const array = /^Array\((.+)\)$/.exec(type);
+  if (array) {
+    const element = encoderOf(array[1]!);
+    return (writer, value) => {
+      const values = value as readonly unknown[];
+      writer.varUInt(values.length);
+      for (const item of values) element(writer, item);
+    };
+  }
   const nullable = /^Nullable\((.+)\)$/.exec(type);
   const base = BASE[nullable ? nullable[1]! : type];
   if (!base) throw new Error(`No RowBinary encoding for ${type}`);

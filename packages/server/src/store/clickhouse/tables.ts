@@ -22,3 +22,44 @@ export const ENGINE_TABLES: readonly string[] = [
 
 /** The tables a segment's load writes to, `loaded_segments` last (it records the load as done). */
 export const SEGMENT_TABLES = ['events', 'identity_users', 'identity_devices', 'svc_merges', 'profiles', 'profile_versions', 'group_profiles', 'held_attributions'] as const;
+
+/**
+ * What reporting reads next to the events (migration 3): cohort memberships and user mappings,
+ * append-only as the tables above. The current state of a key is its row of the highest
+ * `version` (the engine's clock, see ClickHouseEngine); a left cohort member is a row with
+ * `member = 0`, an unmapped user a row with `to_svc` NULL. The entity store (SqlSession)
+ * keeps the mappings' user ids; this mirror holds what the reporting SQL joins.
+ */
+export const REPORTING_TABLES: readonly string[] = [
+  'CREATE TABLE IF NOT EXISTS cohort_members (app_id Int32, cohort_id String, svc_id Int64, member UInt8, version Int64) ENGINE = MergeTree() ORDER BY (app_id, cohort_id, svc_id)',
+  'CREATE TABLE IF NOT EXISTS user_mappings (app_id Int32, from_svc Int64, to_svc Nullable(Int64), version Int64) ENGINE = MergeTree() ORDER BY (app_id, from_svc)',
+  // Property objects split into their top-level keys and values' JSON texts (splitProperties):
+  // 18.16 reads JSON only by visitParam, which finds a key at any depth. Rows written before
+  // this step have empty arrays (no ClickHouse database held events before it).
+  "ALTER TABLE events ADD COLUMN property_keys Array(String) DEFAULT []",
+  "ALTER TABLE events ADD COLUMN property_values Array(String) DEFAULT []",
+  "ALTER TABLE events ADD COLUMN user_property_keys Array(String) DEFAULT []",
+  "ALTER TABLE events ADD COLUMN user_property_values Array(String) DEFAULT []",
+  "ALTER TABLE profile_versions ADD COLUMN property_keys Array(String) DEFAULT []",
+  "ALTER TABLE profile_versions ADD COLUMN property_values Array(String) DEFAULT []",
+];
+
+/** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */
+export function splitProperties(properties: Record<string, unknown> | null): [string[], string[]] {
+  if (properties === null) return [[], []];
+  const keys = Object.keys(properties);
+  return [keys, keys.map((key) => JSON.stringify(properties[key]) ?? 'null')];
+}
+
+/** A SELECT of `svc_id` of the cohort's current members. */
+export function currentCohortMembers(appId: number, cohortId: string, literal: (value: string) => string): string {
+  return `SELECT svc_id FROM (SELECT svc_id, argMax(member, version) AS member FROM cohort_members WHERE app_id = ${Math.trunc(appId)} AND cohort_id = ${literal(cohortId)} GROUP BY svc_id) WHERE member = 1`;
+}
+
+/**
+ * A SELECT of `from_svc, to_svc` of the project's current user mappings (`to_svc` in a tuple:
+ * argMax skips NULLs). `mapped_to`: an alias `to_svc` would hide the column in WHERE.
+ */
+export function currentUserMappings(appId: number): string {
+  return `SELECT from_svc, assumeNotNull(mapped_to) AS to_svc FROM (SELECT from_svc, tupleElement(argMax(tuple(to_svc), version), 1) AS mapped_to FROM user_mappings WHERE app_id = ${Math.trunc(appId)} GROUP BY from_svc) WHERE mapped_to IS NOT NULL`;
+}
