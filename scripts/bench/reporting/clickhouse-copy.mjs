@@ -22,13 +22,24 @@ const COPY = 'duckdb-copy';
 /** DuckDB's value of a ClickHouse events column: booleans as 0/1, JSON as its text. */
 const eventColumn = (name) => (EVENT_COLUMNS[name] === 'BOOLEAN' ? `"${name}"::INTEGER` : EVENT_COLUMNS[name] === 'JSON' ? `"${name}"::VARCHAR` : `"${name}"`);
 
+/** A VARCHAR[] as ClickHouse's array text: `['a','b']`, quotes and backslashes escaped. */
+const arrayText = (list) => `'[' || array_to_string(list_transform(${list}, x -> '''' || replace(replace(x, '\\', '\\\\'), '''', '\\''') || ''''), ',') || ']'`;
+
+/** A JSON object's top-level keys and each value's JSON text (as splitProperties in tables.ts), as two array texts. */
+const splitProperties = (column) => {
+  const keys = `coalesce(json_keys("${column}"), [])`;
+  // JSON pointers: a key's `~` and `/` escaped.
+  const values = `list_transform(${keys}, k -> json_extract("${column}", '/' || replace(replace(k, '~', '~0'), '/', '~1'))::VARCHAR)`;
+  return `${arrayText(keys)}, ${arrayText(values)}`;
+};
+
 /** The engine's tables beside `events` (src/store/clickhouse/tables.ts), from DuckDB's own. */
 const entityTables = (lastSeq) => [
   ['identity_users', 'app_id, user_id, svc_id, segment', `SELECT app_id, user_id, svc_id, '${COPY}' FROM identity_users`],
   ['identity_devices', 'app_id, device_id, svc_id, owner, version, segment', `SELECT app_id, device_id, svc_id, owner, ${lastSeq}, '${COPY}' FROM identity_devices`],
   ['svc_merges', 'from_svc, to_svc, segment', `SELECT from_svc, to_svc, '${COPY}' FROM svc_merges`],
   ['profiles', 'app_id, svc_id, properties, updated_at, version, deleted, segment', `SELECT app_id, svc_id, properties::VARCHAR, updated_at, ${lastSeq}, 0, '${COPY}' FROM profiles`],
-  ['profile_versions', 'app_id, svc_id, ingest_seq, properties, segment', `SELECT app_id, svc_id, ingest_seq, properties::VARCHAR, '${COPY}' FROM profile_versions`],
+  ['profile_versions', 'app_id, svc_id, ingest_seq, properties, segment, property_keys, property_values', `SELECT app_id, svc_id, ingest_seq, properties::VARCHAR, '${COPY}', ${splitProperties('properties')} FROM profile_versions`],
   ['group_profiles', 'app_id, group_type, group_value, properties, updated_at, version, segment', `SELECT app_id, group_type, group_value, properties::VARCHAR, updated_at, ${lastSeq}, '${COPY}' FROM group_profiles`],
   ['held_attributions', 'id, app_id, received_at, event, released, segment', `SELECT id, app_id, received_at, event::VARCHAR, 0, '${COPY}' FROM held_attributions`],
 ];
@@ -63,7 +74,9 @@ async function copy(events, duckdbFile, appId, workDir) {
     };
     const eventColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
     const where = `WHERE app_id = ${Number(appId)}`;
-    await copyTable('events', [...eventColumns, 'segment'].map((name) => `\`${name}\``).join(', '), `SELECT ${eventColumns.map(eventColumn).join(', ')}, '${COPY}' FROM events ${where}`);
+    const columns = [...eventColumns, 'segment', 'property_keys', 'property_values', 'user_property_keys', 'user_property_values'];
+    const select = `SELECT ${eventColumns.map(eventColumn).join(', ')}, '${COPY}', ${splitProperties('event_properties')}, ${splitProperties('user_properties')} FROM events ${where}`;
+    await copyTable('events', columns.map((name) => `\`${name}\``).join(', '), select);
     for (const [table, columns, select] of entityTables(Number(last))) await copyTable(table, columns, select);
     // One part per partition, as a long-running server's background merges would leave it.
     const started = performance.now();

@@ -237,9 +237,10 @@ async function measure(engine, config, timed) {
     console.log(`${engine}: ${Number(stored).toLocaleString()} events stored`);
     for (const testCase of timed) {
       try {
-        const api = await time(() => get(testCase.path));
+        let answer;
+        const api = await time(async () => (answer = await get(testCase.path)));
         const raw = await time(() => server.store.query(testCase[engine]));
-        results.set(testCase.name, { api, raw });
+        results.set(testCase.name, { api, raw, answer: JSON.stringify(answer) });
       } catch (error) {
         results.set(testCase.name, { error: error.message.replace(/\s+/g, ' ').slice(0, 300) });
       }
@@ -299,8 +300,18 @@ try {
   const cells = (result) =>
     result === undefined ? [] : result.error ? [`failed: ${result.error}`, '', '', ''] : [result.api.p50, result.api.p95, result.raw.p50].map((ms) => ms.toFixed(0)).concat((result.api.p50 / result.raw.p50).toFixed(2));
   const label = { duckdb: 'DuckDB', clickhouse: 'ClickHouse' };
-  if (timed.length > 0) console.log(`\n| operation | ${[...sides.keys()].map((engine) => `${label[engine]} p50 ms | ${label[engine]} p95 ms | ${label[engine]} hand SQL p50 ms | ${label[engine]} ratio`).join(' | ')} |\n|---|${[...sides.keys()].map(() => '---|---|---|---|').join('')}`);
-  for (const { name } of timed) console.log(`| ${name} | ${[...sides.keys()].flatMap((engine) => cells(results.get(engine).get(name))).join(' | ')} |`);
+  // With both engines: whether the two servers gave the same answer, byte for byte.
+  const both = sides.size === 2;
+  const same = (name) => {
+    const [a, b] = [...results.values()].map((byCase) => byCase.get(name).answer);
+    return a === undefined || b === undefined ? '' : a === b ? 'yes' : 'no';
+  };
+  if (timed.length > 0) {
+    console.log(
+      `\n| operation | ${[...sides.keys()].map((engine) => `${label[engine]} p50 ms | ${label[engine]} p95 ms | ${label[engine]} hand SQL p50 ms | ${label[engine]} ratio`).join(' | ')} |${both ? ' same answer |' : ''}\n|---|${[...sides.keys()].map(() => '---|---|---|---|').join('')}${both ? '---|' : ''}`,
+    );
+  }
+  for (const { name } of timed) console.log(`| ${name} | ${[...sides.keys()].flatMap((engine) => cells(results.get(engine).get(name))).join(' | ')} |${both ? ` ${same(name)} |` : ''}`);
 
   for (const [engine, side] of sides) await stallPhase(engine, side.config);
 } finally {
