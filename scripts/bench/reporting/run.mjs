@@ -192,8 +192,10 @@ const allCases = [
     path: `/api/2/sessions/length?${range}`,
     duckdb: `SELECT count(*) FILTER (WHERE l < 60000), count(*) FILTER (WHERE l >= 60000) FROM (SELECT svc_id, session_id, least(max(time) - session_id, ${DAY}) AS l FROM events
      WHERE ${sessionsInRange} GROUP BY svc_id, session_id HAVING bool_or(event_type NOT IN ('$identify', '$groupidentify')))`,
-    clickhouse: `SELECT countIf(l < 60000), countIf(l >= 60000) FROM (SELECT svc_id, session_id, least(max(time) - session_id, ${DAY}) AS l FROM events
-     WHERE ${sessionsInRange} GROUP BY svc_id, session_id HAVING countIf(event_type NOT IN ('$identify', '$groupidentify')) > 0)`,
+    // Grouped by non-Nullable keys: 18.16 groups by Nullable columns several times slower (over 30 s here, 17 s this way).
+    clickhouse: `SELECT countIf(l < 60000), countIf(l >= 60000) FROM (SELECT least(max(time) - sid, ${DAY}) AS l FROM (
+       SELECT assumeNotNull(svc_id) AS s, assumeNotNull(session_id) AS sid, time, event_type FROM events WHERE ${sessionsInRange})
+     GROUP BY s, sid HAVING countIf(event_type NOT IN ('$identify', '$groupidentify')) > 0)`,
   },
   {
     name: 'event types list',
