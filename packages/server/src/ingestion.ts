@@ -31,8 +31,9 @@ export class IngestionService {
 
   /** Refills the dedupe window from the store (at start-up, after the journal replay). */
   async rebuildInsertIds(now: number): Promise<void> {
-    const recent = await this.store.recentInsertIds(now - DEDUPE_WINDOW_MS);
-    for (const [appId, insertId, receivedAt] of recent) this.insertIds.add(appId, insertId, receivedAt);
+    for await (const chunk of this.store.recentInsertIds(now - DEDUPE_WINDOW_MS)) {
+      for (const [appId, insertId, receivedAt] of chunk) this.insertIds.add(appId, insertId, receivedAt);
+    }
   }
 
   prune(now: number): void {

@@ -38,7 +38,9 @@ import { ClickHouseEngine } from './store/clickhouse/engine.js';
 import { DuckDbEngine } from './store/duckdb.js';
 import type { CohortMembers, Engine, SqlSession, StreamedEvents, UserData } from './store/types.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
+import { journalId } from './store/journal-id.js';
 import { JournalledStore } from './store/journalled-store.js';
+import { postgresLoadLock } from './store/load-lock.js';
 import { postgresSession } from './store/postgres/sql-session.js';
 import { Tenancy } from './tenancy.js';
 
@@ -56,7 +58,17 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
 };
 
 export interface ServerConfig {
+  /** This process's own files: the journal (and DuckDB's database). */
   dataDir: string;
+  /**
+   * Files every server process of one deployment reads (default: dataDir): tenancy, the link
+   * secret, saved charts, experiment flags. Processes sharing one engine database (ClickHouse
+   * with PostgreSQL) point this at one directory; each keeps its own dataDir. What stays per
+   * process: the throttle, the reporting limits (concurrency and cost), the user-mapping and
+   * deletion request pace, the insert_id window (repeats sent to another process are dropped
+   * when its segment loads) and property-update counts; N processes allow up to N times them.
+   */
+  sharedDir?: string;
   host: string;
   /** One listener for every host role on `port`, or one per role (`hostRole → port`). */
   port: number;
@@ -130,7 +142,9 @@ async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
     await postgres.close();
     throw new Error('The ClickHouse engine needs clickhouseUrl (--clickhouse-url)');
   }
-  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, postgres);
+  // Several processes may load into this database: their loads take turns on PostgreSQL.
+  const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
+  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, postgres, loading);
   return {
     engine,
     entitySql: postgres,
@@ -178,9 +192,10 @@ export function defaultPort(region: 'standard' | 'eu'): number {
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
+  const sharedDir = config.sharedDir ?? config.dataDir;
   const log = config.log ?? ((message: string) => console.error(message));
   const opened = await openEngine(config);
-  const tenancy = new Tenancy(config.dataDir);
+  const tenancy = new Tenancy(sharedDir);
   const stopWatching = tenancy.watch();
   const { engine, entitySql } = opened;
   const store = await JournalledStore.open(engine, config.dataDir, {
@@ -202,12 +217,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   pruner.unref();
 
   const feedback = new FeedbackService(store);
-  const experiment = new ExperimentService(config.dataDir, store, rules);
+  const experiment = new ExperimentService(sharedDir, store, rules);
   const userMapping = new UserMappingHandlers(store, tenancy);
 
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const reportingLimits = new ReportingLimits(config.reportingLimits);
-  const links = new SignedLinks(linkSecret(config.dataDir), clock);
+  const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, opened.ingestedNamesDialect));
   const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store, {
@@ -224,7 +239,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const replayStore = new ReplayStore(entitySql);
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
-  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(config.dataDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), opened.reportingDialect);
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), opened.reportingDialect);
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,

@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { ADVERTISING_ID_FIELDS, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -429,11 +429,9 @@ export class DuckDbEngine implements Engine, CohortMembers, UserData, StreamedEv
     }
   }
 
-  recentInsertIds(since: number): Promise<[number, string, number][]> {
-    return this.serial(async () => {
-      const rows = await this.rows('SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ? ORDER BY server_upload_time, ingest_seq', [since]);
-      return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
-    });
+  async *recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
+    const sql = `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`;
+    for await (const rows of this.queryChunks(sql)) yield rows.map(insertIdOf);
   }
 
   knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {

@@ -130,7 +130,7 @@ export class JournalledStore implements Store {
 
 
 
-  recentInsertIds(since: number): Promise<[number, string, number][]> {
+  recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
     return this.engine.recentInsertIds(since);
   }
 

@@ -51,7 +51,7 @@ async function state(engine: Engine) {
     versions: await engine.query('SELECT app_id, svc_id, ingest_seq, properties FROM profile_versions ORDER BY ingest_seq'),
     group: await engine.groupProfile(APP, { group_type: 'org', group_value: 'acme' }),
     otherGroup: await engine.groupProfile(APP, { group_type: 'org', group_value: 'umbrella' }),
-    insertIds: await engine.recentInsertIds(T0 - 1),
+    insertIds: await allOf(engine.recentInsertIds(T0 - 1)),
     advertising: (await engine.knownAdvertisingIds(0)).sort((a, b) => a.value.localeCompare(b.value)),
     held: await engine.heldAttributions(0),
   };
@@ -65,6 +65,12 @@ async function reporting(engine: DuckDbEngine | ClickHouseEngine) {
     members: await engine.cohortMembers(APP, 'c1'),
     sizes: await engine.cohortSizes(APP),
   };
+}
+
+async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const chunk of chunks) all.push(...chunk);
+  return all;
 }
 
 async function reopen(): Promise<void> {

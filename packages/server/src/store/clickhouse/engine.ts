@@ -9,11 +9,14 @@
 // or on the retry in the same process), so a segment never counts twice. One INSERT alone
 // is not atomic enough: 18.16 writes one part per month partition (and splits blocks at
 // max_insert_block_size rows), each part committed on its own.
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
+import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
-import { ADVERTISING_ID_FIELDS, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
+import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
 import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
@@ -21,12 +24,26 @@ import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.
 type Row = Record<string, unknown>;
 type Properties = Record<string, unknown>;
 type Profile = { appId: number; properties: Properties; updatedAt: number };
+/** How this process loads next to others on the same database (defaults: it is the only one). */
+export interface SharedLoading {
+  /** Held by every load (and by open), across all processes loading into the database. */
+  loadLock?: LoadLock;
+  /** A name of this process's journal, unique among the processes and kept across restarts. */
+  journalId?: string;
+}
 type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
 
 /** A ClickHouse string literal. */
 const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
+/**
+ * Changes of identities outside journal segments are recorded in `loaded_segments` too, one
+ * ingest_seq past the last (left unused), so other processes catch up on them in order: the
+ * rows of a mapping carry its record's name; a scrub's record names the deletion job.
+ */
+const MAPPING_RECORD = 'mappings:';
+const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
 const quoted = (column: string) => `\`${column.replace(/`/g, '')}\``;
 
 /** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
@@ -58,16 +75,23 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     private lastIngestSeq: number,
     /** Segments with rows written but not recorded as loaded (a load cut short in this process). */
     private readonly torn: Set<string>,
+    /** Shared by every process loading into this database (see loadSegment). */
+    private readonly loadLock: LoadLock,
+    /** Names this process's journal apart from the others' (their segment names can be equal). */
+    private readonly journalId: string,
   ) {
     this.entities = new SharedEntities(sql);
   }
 
-  static async open(options: ClickHouseOptions, sql: SqlSession): Promise<ClickHouseEngine> {
-    const store = await ClickHouseEvents.open(options);
-    const engine = new ClickHouseEngine(store, sql, new Identities(1), 0, new Set());
-    await engine.removeTornSegments();
-    await engine.readIdentities();
-    return engine;
+  static async open(options: ClickHouseOptions, sql: SqlSession, { loadLock = inProcessLoadLock(), journalId = '' }: SharedLoading = {}): Promise<ClickHouseEngine> {
+    // Under the lock: processes opening at once would both run a migration step (seen: a
+    // duplicate ADD COLUMN), and a segment another process is loading right now is not torn.
+    return loadLock.hold(async () => {
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId);
+      await engine.removeTornSegments();
+      await engine.readIdentities();
+      return engine;
+    });
   }
 
   /** Deletes the rows of every segment whose load was cut short (by a crash of an earlier process). */
@@ -91,18 +115,24 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     }
   }
 
-  private async readIdentities(): Promise<void> {
+  /** The identity rows `where` selects, devices in the order they were written. */
+  private async identityRows(where: string): Promise<IdentityRows> {
     const read = (sql: string) => this.store.query(sql);
-    const rows: IdentityRows = {
-      users: (await read('SELECT app_id, user_id, svc_id FROM identity_users')).map((r) => ({ appId: Number(r.app_id), userId: r.user_id as string, svcId: Number(r.svc_id) })),
-      devices: (await read('SELECT app_id, device_id, svc_id, owner FROM identity_devices ORDER BY version')).map((r) => ({
+    return {
+      users: (await read(`SELECT app_id, user_id, svc_id FROM identity_users ${where}`)).map((r) => ({ appId: Number(r.app_id), userId: r.user_id as string, svcId: Number(r.svc_id) })),
+      devices: (await read(`SELECT app_id, device_id, svc_id, owner FROM identity_devices ${where} ORDER BY version`)).map((r) => ({
         appId: Number(r.app_id),
         deviceId: r.device_id as string,
         svcId: Number(r.svc_id),
         owner: (r.owner as string | null) ?? null,
       })),
-      merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
+      merges: (await read(`SELECT from_svc, to_svc FROM svc_merges ${where}`)).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
     };
+  }
+
+  private async readIdentities(): Promise<void> {
+    const read = (sql: string) => this.store.query(sql);
+    const rows = await this.identityRows('');
     const [last] = await read(
       'SELECT (SELECT max(last_ingest_seq) FROM loaded_segments) AS ingest_seq, (SELECT max(svc_id) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id',
     );
@@ -122,57 +152,127 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     return this.store.client.insert({ table, values, format: 'JSONEachRow' });
   }
 
-  async isLoaded(name: string): Promise<boolean> {
-    const [row] = await this.store.query(`SELECT count() AS n FROM loaded_segments WHERE name = ${literal(name)}`);
+  /** A journal segment's name as recorded: journals of different processes name theirs alike. */
+  private recorded(name: string): string {
+    return this.journalId === '' ? name : `${this.journalId}/${name}`;
+  }
+
+  private async isRecorded(recordedName: string): Promise<boolean> {
+    const [row] = await this.store.query(`SELECT count() AS n FROM loaded_segments WHERE name = ${literal(recordedName)}`);
     return Number(row!.n) > 0;
   }
 
+  isLoaded(name: string): Promise<boolean> {
+    return this.isRecorded(this.recorded(name));
+  }
+
+  /**
+   * Catches up on what other processes loaded since this one's last load: loads take turns
+   * under the load lock, so theirs are the segments recorded past this process's `ingest_seq`.
+   * Their identity rows join the identities, with the svc_ids they allocated and the
+   * ingestion order they reached.
+   */
+  private async catchUp(): Promise<void> {
+    const loaded = await this.store.query(`SELECT name, last_ingest_seq FROM loaded_segments WHERE last_ingest_seq > ${Math.trunc(this.lastIngestSeq)}`);
+    if (loaded.length === 0) return;
+    const rows = await this.identityRows(`WHERE segment IN (${loaded.map((row) => literal(row.name as string)).join(', ')})`);
+    this.identities.apply(rows);
+    for (const { svcId } of [...rows.users, ...rows.devices]) if (svcId >= this.identities.nextSvcId) this.identities.nextSvcId = svcId + 1;
+    for (const row of loaded) {
+      this.lastIngestSeq = Math.max(this.lastIngestSeq, Number(row.last_ingest_seq));
+      const scrub = SCRUB_RECORD.exec(row.name as string);
+      if (scrub) this.identities.forget(Number(scrub[1]), new Set((await this.entities.doomed(Number(scrub[1]), scrub[2]!)).map((e) => e.svcId)));
+    }
+  }
+
+  /** Records a change of identities made outside a segment (see MAPPING_RECORD); its ingest_seq. */
+  private async recordChange(name: string): Promise<number> {
+    const version = this.lastIngestSeq + 1;
+    await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+    return version;
+  }
+
+  /**
+   * The lines without the events whose insert_id is stored within the dedupe window before
+   * them: repeats another process received (each process's own window drops those it sees).
+   */
+  private async withoutStoredRepeats(lines: JournalLine[]): Promise<JournalLine[]> {
+    const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
+    const candidates = lines.filter((line) => !line.held_attribution && line.insert_id !== null);
+    if (candidates.length === 0) return lines;
+    const since = candidates.reduce((oldest, line) => Math.min(oldest, line.server_upload_time), Infinity) - DEDUPE_WINDOW_MS;
+    const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
+      WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((line) => line.app_id)))})
+      AND insert_id IN (${candidates.map((line) => literal(line.insert_id!)).join(', ')}) GROUP BY app_id, insert_id`;
+    // The ids are literals in the query: room for a whole segment's (the defaults stop at 256 KiB
+    // of text and 50,000 syntax elements; a segment of 50,000 events exceeded the latter).
+    const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
+    const result = await this.store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
+    const stored = new Map<string, number>();
+    for (const row of await result.json<Row>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
+    if (stored.size === 0) return lines;
+    return lines.filter((line) => {
+      const storedAt = line.held_attribution || line.insert_id === null ? undefined : stored.get(keyOf(line.app_id, line.insert_id));
+      return storedAt === undefined || storedAt < line.server_upload_time - DEDUPE_WINDOW_MS;
+    });
+  }
+
+  /**
+   * Loads of all processes sharing the database take turns under the load lock; each first
+   * catches up on the others' identities and ingestion order and drops the repeats they stored.
+   */
   loadSegment(path: string, name: string): Promise<void> {
-    return this.serial(async () => {
-      if (await this.isLoaded(name)) return;
-      if (this.torn.has(name)) await this.removeSegment(name);
-      this.torn.add(name);
-      const lines = (await readFile(path, 'utf8'))
+    return this.serial(() => this.loadLock.hold(() => this.loadLocked(path, this.recorded(name))));
+  }
+
+  /** Loads the segment at `path` under its recorded `name`. */
+  private async loadLocked(path: string, name: string): Promise<void> {
+    if (await this.isRecorded(name)) return;
+    if (this.torn.has(name)) await this.removeSegment(name);
+    this.torn.add(name);
+    await this.catchUp();
+    const lines = await this.withoutStoredRepeats(
+      (await readFile(path, 'utf8'))
         .split('\n')
         .filter((line) => line.length > 0)
-        .map(parseLine);
-      const base = this.lastIngestSeq;
-      const version = base + lines.length;
-      const batch = this.identities.begin();
-      const events: ResolvedEvent[] = [];
-      const holds: Row[] = [];
-      lines.forEach((line, index) => {
-        if (line.held_attribution) {
-          const { id, app_id, received_at, event } = line.held_attribution;
-          holds.push({ id, app_id, received_at, event: JSON.stringify(event), released: 0, segment: name });
-          return;
-        }
-        if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
-        // The line itself becomes the event (the insert reads the event columns only).
-        const event = line as JournalLine & ResolvedEvent;
-        event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
-        event.ingest_seq = base + index + 1;
-        events.push(event);
-      });
-      for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
-      const merges = batch.changes().merges;
-      await this.persistIdentities(batch, name, version);
-      await this.insert('held_attributions', holds);
-      await this.applyUserProfiles(events, merges, name, version);
-      await this.applyGroupProfiles(events, name, version);
-      if (merges.length > 0) {
-        const from = integers(merges.map((m) => m.from));
-        const to = integers(merges.map((m) => m.to));
-        for (const table of ['events', 'profile_versions']) {
-          await this.mutate(table, `UPDATE svc_id = transform(svc_id, [${from}], [${to}], svc_id) WHERE svc_id IN (${from})`);
-        }
+        .map(parseLine),
+    );
+    const base = this.lastIngestSeq;
+    const version = base + lines.length;
+    const batch = this.identities.begin();
+    const events: ResolvedEvent[] = [];
+    const holds: Row[] = [];
+    lines.forEach((line, index) => {
+      if (line.held_attribution) {
+        const { id, app_id, received_at, event } = line.held_attribution;
+        holds.push({ id, app_id, received_at, event: JSON.stringify(event), released: 0, segment: name });
+        return;
       }
-      await this.store.insert(events, name);
-      await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
-      this.torn.delete(name);
-      batch.commit();
-      this.lastIngestSeq = version;
+      if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
+      // The line itself becomes the event (the insert reads the event columns only).
+      const event = line as JournalLine & ResolvedEvent;
+      event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
+      event.ingest_seq = base + index + 1;
+      events.push(event);
     });
+    for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
+    const merges = batch.changes().merges;
+    await this.persistIdentities(batch, name, version);
+    await this.insert('held_attributions', holds);
+    await this.applyUserProfiles(events, merges, name, version);
+    await this.applyGroupProfiles(events, name, version);
+    if (merges.length > 0) {
+      const from = integers(merges.map((m) => m.from));
+      const to = integers(merges.map((m) => m.to));
+      for (const table of ['events', 'profile_versions']) {
+        await this.mutate(table, `UPDATE svc_id = transform(svc_id, [${from}], [${to}], svc_id) WHERE svc_id IN (${from})`);
+      }
+    }
+    await this.store.insert(events, name);
+    await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+    this.torn.delete(name);
+    batch.commit();
+    this.lastIngestSeq = version;
   }
 
   private async persistIdentities(batch: IdentityBatch, segment: string, version: number): Promise<void> {
@@ -270,11 +370,9 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     );
   }
 
-  async recentInsertIds(since: number): Promise<[number, string, number][]> {
-    const rows = await this.store.query(
-      `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`,
-    );
-    return rows.map((r) => [Number(r.app_id), r.insert_id as string, Number(r.server_upload_time)]);
+  async *recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
+    const sql = `SELECT app_id, insert_id, server_upload_time FROM events WHERE insert_id IS NOT NULL AND server_upload_time >= ${Math.trunc(since)} ORDER BY server_upload_time, ingest_seq`;
+    for await (const rows of this.store.queryChunks(sql)) yield rows.map(insertIdOf);
   }
 
   async knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
@@ -310,6 +408,9 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
   }
 
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
+    // The user may have come through another process since this one last loaded (records are
+    // written last, so no lock is needed to read complete ones).
+    await this.serial(() => this.catchUp());
     const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
     if (svcId === undefined) return undefined;
     return (await this.storedProfiles(new Set([svcId]))).get(svcId)?.properties;
@@ -324,7 +425,8 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
   }
 
   applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
-    return this.serial(async () => {
+    return this.serial(() => this.loadLock.hold(async () => {
+      await this.catchUp();
       const batch = this.identities.begin();
       const rows: [number, number, number | null, string, string | null][] = [];
       for (const appId of appIds) {
@@ -333,11 +435,14 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
           rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
         }
       }
-      await this.persistIdentities(batch, '', this.lastIngestSeq);
+      const name = `${MAPPING_RECORD}${randomUUID()}`;
+      await this.persistIdentities(batch, name, this.lastIngestSeq + 1);
+      const version = await this.recordChange(name);
       await this.entities.applyUserMappings(rows);
       await this.mirrorUserMappings(rows);
       batch.commit();
-    });
+      this.lastIngestSeq = version;
+    }));
   }
 
   async svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>> {
@@ -400,7 +505,11 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
    * in the shared store: a crash in between leaves the job due, and the scrub runs again.
    */
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
-    return this.serial(async () => {
+    // Under the load lock: another process's load of these users' events must not interleave.
+    return this.serial(() => this.loadLock.hold(async () => {
+      await this.catchUp();
+      // Every process runs the due jobs; the first one scrubs, the others find it done.
+      if ((await this.entities.deletionJobs(appId, day, day))[0]?.scrubbedOn) return;
       const svcIds = (await this.entities.doomed(appId, day)).map((e) => e.svcId);
       if (svcIds.length > 0) {
         const condition = `app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`;
@@ -412,7 +521,8 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));
-    });
+      this.lastIngestSeq = await this.recordChange(`scrub:${Math.trunc(appId)}:${day}`);
+    }));
   }
 
   async userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
