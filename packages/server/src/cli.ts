@@ -10,7 +10,7 @@ import { defaultPort, hostRoles, startServer } from './server.js';
 import { Tenancy, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
-  svc-server [start] [--region standard|eu] [--data-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
+  svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
                      [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
@@ -37,11 +37,16 @@ streaming and replays in PostgreSQL, which several server processes can share.
 --engine clickhouse keeps the events, identities and profiles in ClickHouse at --clickhouse-url
 (its HTTP URL, e.g. http://127.0.0.1:8123; database --clickhouse-database, default "default",
 created with its tables when missing) and needs --postgres-url for every other entity; the
-data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.`;
+data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.
+--shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
+secret: several server processes on one machine, each with its own --data-dir (its journal),
+share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
+change the directory given by --shared-dir, or else --data-dir.`;
 
 const OPTIONS = {
   region: { type: 'string', default: 'standard' },
   'data-dir': { type: 'string' },
+  'shared-dir': { type: 'string' },
   host: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string' },
   'port-per-role': { type: 'boolean', default: false },
@@ -63,7 +68,7 @@ function describeProject(project: Project): string {
   return lines.join('\n');
 }
 
-function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, args: string[], type: string, eventTypes: string | undefined): void {
+function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined, args: string[], type: string, eventTypes: string | undefined): void {
   const need = (count: number) => {
     if (args.length < count) throw new Error(`admin ${command} needs ${count} argument(s)\n\n${USAGE}`);
   };
@@ -102,7 +107,7 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
         const unknown = (flag.deployments ?? []).filter((name) => !known.has(name));
         if (unknown.length > 0) throw new Error(`${flag.key}.deployments: app_id ${args[0]} has no deployment ${unknown.join(', ')}`);
       }
-      const target = flagFile(dataDir, Number(args[0]));
+      const target = flagFile(sharedDir, Number(args[0]));
       mkdirSync(dirname(target), { recursive: true });
       copyFileSync(args[1]!, target);
       console.log(`${flags.length} flag(s) set for app_id ${args[0]}: ${flags.map((f) => f.key).join(', ')}`);
@@ -123,7 +128,7 @@ function admin(tenancy: Tenancy, dataDir: string, command: string | undefined, a
     case 'save-chart': {
       need(2);
       if (!tenancy.projectOf(Number(args[0]))) throw new Error(`no project with app_id ${args[0]}`);
-      const chart = saveChart(dataDir, Number(args[0]), JSON.parse(readFileSync(args[1]!, 'utf8')) as Parameters<typeof saveChart>[2]);
+      const chart = saveChart(sharedDir, Number(args[0]), JSON.parse(readFileSync(args[1]!, 'utf8')) as Parameters<typeof saveChart>[2]);
       console.log(`chart ${chart.id} (${chart.title}) of app_id ${args[0]}: GET /api/3/chart/${chart.id}/csv`);
       return;
     }
@@ -172,19 +177,21 @@ export async function main(argv: string[]): Promise<void> {
   const region = values.region;
   if (region !== 'standard' && region !== 'eu') throw new Error('--region is standard or eu');
   const dataDir = resolve(values['data-dir'] ?? join('.svc-data', region));
+  const sharedDir = resolve(values['shared-dir'] ?? dataDir);
   const [command = 'start', ...rest] = positionals;
 
-  if (command === 'admin') return admin(new Tenancy(dataDir), dataDir, rest[0], rest.slice(1), values.type, values['event-types']);
+  if (command === 'admin') return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), values.type, values['event-types']);
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;
   if (engine !== 'duckdb' && engine !== 'clickhouse') throw new Error('--engine is duckdb or clickhouse');
 
-  const fresh = new Tenancy(dataDir);
-  const demo = fresh.isEmpty() ? createDemo(fresh, dataDir) : undefined;
+  const fresh = new Tenancy(sharedDir);
+  const demo = fresh.isEmpty() ? createDemo(fresh, sharedDir) : undefined;
   const port = values.port ? Number(values.port) : defaultPort(region);
   const rolePorts = values['port-per-role'] ? Object.fromEntries(hostRoles().map((role, i) => [role, port + i])) : undefined;
   const server = await startServer({
     dataDir,
+    sharedDir,
     host: values.host,
     port,
     rolePorts,

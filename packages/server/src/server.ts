@@ -117,18 +117,13 @@ export interface ServerConfig {
 
 /** The engine and what the server builds on it. */
 interface OpenedEngine {
-  engine: Engine & UserData & StreamedEvents;
+  engine: Engine & UserData & StreamedEvents & CohortMembers;
   /** The SQL of the entity stores. */
   entitySql: SqlSession;
-  cohortEngine: CohortMembers & UserData;
   reportingDialect: DialectOf;
   ingestedNamesDialect: DuckDbDialect | ClickHouseDialect;
   close(): Promise<void>;
 }
-
-/** Cohort memberships on ClickHouse are another slice of issue 14: until then cohorts are refused clearly. */
-const cohortsNotYet = () => Promise.reject(new Error('Cohorts are not on the ClickHouse engine yet'));
-const NO_COHORT_MEMBERS: CohortMembers = { replaceCohortMembers: cohortsNotYet, changeCohortMembers: cohortsNotYet, cohortMembers: cohortsNotYet, cohortSizes: cohortsNotYet };
 
 async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
   const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
@@ -137,7 +132,6 @@ async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
     return {
       engine,
       entitySql: postgres ?? engine.sql,
-      cohortEngine: engine,
       reportingDialect: duckDbDialectOf(engine),
       ingestedNamesDialect: new DuckDbDialect(),
       close: async () => postgres?.close(),
@@ -154,11 +148,6 @@ async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
   return {
     engine,
     entitySql: postgres,
-    cohortEngine: {
-      ...NO_COHORT_MEMBERS,
-      profileProperties: (appId, svcIds) => engine.profileProperties(appId, svcIds),
-      latestEventValues: (appId, svcIds, columns) => engine.latestEventValues(appId, svcIds, columns),
-    },
     reportingDialect: clickHouseDialectOf(engine),
     // The names of events and properties do not depend on the time zone.
     ingestedNamesDialect: new ClickHouseDialect({ timeZone: 'UTC' }),
@@ -236,7 +225,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, opened.ingestedNamesDialect));
-  const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.cohortEngine), store, {
+  const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
     links,

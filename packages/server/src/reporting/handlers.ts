@@ -9,7 +9,7 @@ import { type ChartOperation, type SavedChart, chartQueryString } from './charts
 import { type CsvTable, chartCsv } from './csv.js';
 import { FormulaError, parseFormula } from './formula.js';
 import { type ExceededLimit, queryCost, type ReportingLimits } from './limits.js';
-import { ClickHouseDialect, ClickHouseUnsupported } from './query/clickhouse-dialect.js';
+import { ClickHouseDialect, refusalOf } from './query/clickhouse-dialect.js';
 import { type Dialect, DuckDbDialect } from './query/duckdb-dialect.js';
 import { type Condition, type EventSelector, type PropertyRef, type Segment, UnknownProperty, userProperty } from './query/model.js';
 import { composition } from './runners/composition.js';
@@ -86,12 +86,11 @@ export const duckDbDialectOf =
     return new DuckDbDialect({ userMappings: mappings?.mapped === true });
   };
 
-/** User mappings live outside ClickHouse: a mapped project is refused rather than answered without them. */
 export const clickHouseDialectOf =
-  (mappings: { hasUserMappings(appId: number): Promise<boolean> }): DialectOf =>
+  (source: ReportingSource): DialectOf =>
   async (appId, timeZone) => {
-    if (await mappings.hasUserMappings(appId)) throw new ClickHouseUnsupported('Projects with user mappings cannot be reported on ClickHouse yet');
-    return new ClickHouseDialect({ timeZone });
+    const [mappings] = await source.query(ClickHouseDialect.userMappingsQuery(appId));
+    return new ClickHouseDialect({ timeZone, userMappings: Number(mappings?.mapped) === 1 });
   };
 
 export class ReportingHandlers {
@@ -137,7 +136,8 @@ export class ReportingHandlers {
       if (error instanceof BadReportRequest || error instanceof UnknownProperty || error instanceof SegmentationError || error instanceof FormulaError) {
         return { status: 400, body: { code: 400, error: error.message } };
       }
-      if (error instanceof ClickHouseUnsupported) return { status: 400, body: { code: 400, error: `Not supported on the ClickHouse engine: ${error.message}` } };
+      const refusal = refusalOf(error);
+      if (refusal !== undefined) return { status: 400, body: { code: 400, error: `Not supported on the ClickHouse engine: ${refusal}` } };
       throw error;
     }
   }

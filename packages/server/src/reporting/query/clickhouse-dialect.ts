@@ -67,7 +67,14 @@ const FLAT_ARRAY = `^\\[(?:(?:${SCALAR})(?:,(?:${SCALAR}))*)?\\]$`;
 /** The columns of every scan, before its bucket, properties and flags. */
 const SCAN_COLUMNS = ['svc_id', 'time', 'ingest_seq', 'event_type', 'session_id', 'active'];
 
-export class ClickHouseUnsupported extends Error {}
+/**
+ * What a failed query refused, when the failure is the dialect's own check (throwIf, code 395):
+ * 18.16's errors carry no type the client parses, so the code is read from the message.
+ */
+export function refusalOf(error: unknown): string | undefined {
+  if (error instanceof Error && /^Code: 395\b/.test(error.message)) return 'set operators on arrays that hold arrays or objects';
+  return undefined;
+}
 
 export interface ClickHouseDialectOptions {
   /** The project's time zone: `bucketOf` makes bucket values in it. */

@@ -543,12 +543,6 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     return this.entities.upsertFeedbackItems(appId, sourceId, items, now);
   }
 
-  /** Whether the project has user mappings (reporting on ClickHouse cannot apply them yet). */
-  async hasUserMappings(appId: number): Promise<boolean> {
-    const [row] = await this.entities.transaction((tx) => tx.rows('SELECT count(*) AS n FROM user_mappings WHERE app_id = $1', [appId]));
-    return Number(row!.n) > 0;
-  }
-
   async profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Properties>> {
     const properties = new Map<number, Properties>();
     for (const [svcId, profile] of await this.storedProfiles(new Set(svcIds))) if (profile.appId === appId) properties.set(svcId, profile.properties);
