@@ -7,8 +7,10 @@
 //   node scripts/clickhouse/start.mjs      prints the HTTP URL, runs until interrupted
 //   import { startClickHouse } from '.../scripts/clickhouse/start.mjs'
 //   const { url, stop } = await startClickHouse();
+//   node scripts/clickhouse/start.mjs --dir DIR   the same on DIR's data (created if missing), kept
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -111,13 +113,16 @@ function answers(url) {
 /**
  * Starts a server; resolves to its HTTP URL (`http://127.0.0.1:<port>`), the native TCP
  * port, its directory and `stop()` (ends the process, removes the directory unless `keep`).
+ * `dir` runs it on that directory's data (created if missing; the configuration is written
+ * again with new ports) and keeps it: a benchmark's loaded tables are reused next time.
  * `clusters` names clusters of other servers (their native TCP ports, a shard each) for
  * Distributed tables; `settings` go into the default user's profile.
  */
-export async function startClickHouse({ timeoutMs = 30_000, keep = false, clusters = {}, settings = {} } = {}) {
+export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: givenDir, clusters = {}, settings = {} } = {}) {
   const started = performance.now();
-  const dir = mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
-  for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub));
+  const dir = givenDir ?? mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
+  if (givenDir !== undefined) keep = true;
+  for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true });
   const [httpPort, tcpPort] = [await freePort(), await freePort()];
   writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, clusters));
   writeFileSync(join(dir, 'users.xml'), usersXml(settings));
@@ -174,7 +179,8 @@ export async function startClickHouse({ timeoutMs = 30_000, keep = false, cluste
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const server = await startClickHouse({ keep: process.argv.includes('--keep') });
+  const { values } = parseArgs({ options: { keep: { type: 'boolean', default: false }, dir: { type: 'string' } } });
+  const server = await startClickHouse(values);
   console.log(server.url);
   console.error(`clickhouse-server pid ${server.pid} in ${server.dir}, native TCP port ${server.tcpPort}, answered after ${Math.round(server.startMs)} ms`);
   const stop = () => server.stop().then(() => process.exit(0));

@@ -1,6 +1,6 @@
 // The server of the reporting benchmark's event-loop phase, in a process of its own (as
 // `svc-server` runs), so that the stalls measured are the server's and not the benchmark's.
-// Started with fork(): sends {urls} once listening; on 'watch' it starts watching its event
+// Started with fork() and the server's config (JSON) as argument: sends {urls} once listening; on 'watch' it starts watching its event
 // loop (a 5 ms timer and the 'gc' entries), on 'report' it sends the figures and exits.
 // Each stall also gets the time its thread ran and waited for a CPU (Linux schedstat): other
 // processes on a busy machine stall the loop too, and that is not the server's work; the rest
@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { startServer } from '../../../packages/server/dist/index.js';
 
-const [dataDir] = process.argv.slice(2);
+const config = JSON.parse(process.argv[2]);
 const unlimited = { concurrentRequests: 1000, costPerFiveMinutes: Number.MAX_SAFE_INTEGER, costPerHour: Number.MAX_SAFE_INTEGER };
 // A query of the 10M-event dataset can outlast the 30 s idle cut-off on a busy machine.
 const patient = { idleMs: 600_000, requestMs: 600_000 };
-const server = await startServer({ dataDir, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
+const server = await startServer({ ...config, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
 const delay = monitorEventLoopDelay({ resolution: 5 });
 const collections = [];
 const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
