@@ -274,3 +274,19 @@ test('two processes cutting the same destination at once stream each event once'
     await otherSession.close();
   }
 });
+
+test('a connection ended by the server during a transaction fails that transaction only; the session goes on', async () => {
+  const killer = postgresSession(postgres.url, { maxConnections: 1 });
+  try {
+    const ended = pgSession.transaction(async (tx) => {
+      const [{ pid }] = (await tx.rows('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+      await killer.rows('SELECT pg_terminate_backend(?)', [pid]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx.rows('SELECT 1');
+    });
+    await expect(ended).rejects.toThrow();
+    expect(await pgSession.rows('SELECT 2 AS two')).toEqual([{ two: 2 }]);
+  } finally {
+    await killer.close();
+  }
+});

@@ -93,6 +93,9 @@ const integer = (value: number) => {
   return String(value);
 };
 
+/** How long a request to ClickHouse may take before the client gives up (one hour). */
+const REPORTING_QUERY_TIMEOUT_MS = 3_600_000;
+
 export class ClickHouseEvents {
   private constructor(readonly client: ClickHouseClient) {}
 
@@ -111,7 +114,9 @@ export class ClickHouseEvents {
     } finally {
       await bootstrap.close();
     }
-    const events = new ClickHouseEvents(createClient({ url: options.url, database, clickhouse_settings: settings, log }));
+    // The client's default 30 s cut reporting questions that DuckDB answers in time (session
+    // lengths over 10M events took longer): a query runs as long as the engine needs, as on DuckDB.
+    const events = new ClickHouseEvents(createClient({ url: options.url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS }));
     await events.migrate();
     return events;
   }

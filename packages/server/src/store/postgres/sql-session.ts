@@ -55,6 +55,10 @@ export function postgresSession(url: string, options: { maxConnections?: number 
     async transaction<T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>): Promise<T> {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out connection's error (the server stopping) is emitted on it, not on the pool:
+      // unheard, it ended the process; the query in flight fails and the connection is dropped.
+      const onError = (error: Error) => (broken = error);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(sessionOn(client));
@@ -65,6 +69,7 @@ export function postgresSession(url: string, options: { maxConnections?: number 
         throw error;
       } finally {
         // A connection whose rollback failed is closed rather than reused.
+        client.off('error', onError);
         client.release(broken);
       }
     },
