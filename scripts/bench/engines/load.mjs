@@ -3,7 +3,8 @@
 // types, 50,000 users with their devices, 1% `$identify`, unique insert_ids) written as
 // segments of `--segment` events, loaded one after another by DuckDbEngine and by
 // ClickHouseEngine (Debian's 18.16 on loopback, entities in an in-memory DuckDB session).
-// Prints events/s per engine and run, then the medians. Needs the server's dist
+// Prints events/s per engine and run, with the longest event-loop delay during the loads
+// (what a request arriving meanwhile waits), then the medians. Needs the server's dist
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
 //   node scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1]
@@ -11,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse/engine.js';
 import { DuckDbEngine, EVENT_COLUMNS } from '../../../packages/server/dist/store/duckdb.js';
@@ -68,14 +70,18 @@ async function measure(engine, dir) {
     writeFileSync(path, `${lines.join('\n')}\n`);
     paths.push(path);
   }
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
   const started = performance.now();
   for (const [n, path] of paths.entries()) await engine.loadSegment(path, `segment-${n}`);
   const seconds = (performance.now() - started) / 1000;
-  return Math.round(TOTAL / seconds);
+  delay.disable();
+  return { eventsPerSecond: Math.round(TOTAL / seconds), maxDelayMs: Math.round(delay.max / 1e6) };
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const results = { duckdb: [], clickhouse: [] };
+const delays = { duckdb: [], clickhouse: [] };
 const clickhouse = await startClickHouse();
 try {
   for (let run = 0; run < Number(options.runs); run++) {
@@ -83,17 +89,18 @@ try {
       const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engines-'));
       const session = await memorySession();
       const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ url: clickhouse.url, database: `bench_${run}` }, session);
-      const eventsPerSecond = await measure(engine, dir);
+      const { eventsPerSecond, maxDelayMs } = await measure(engine, dir);
       const [{ n }] = await engine.query('SELECT count(*) AS n FROM events');
       if (Number(n) !== TOTAL) throw new Error(`${name}: ${n} events loaded, ${TOTAL} expected`);
       await engine.close();
       session.close();
       rmSync(dir, { recursive: true, force: true });
       results[name].push(eventsPerSecond);
-      console.log(`run ${run + 1} ${name}: ${eventsPerSecond} events/s (${TOTAL} events, segments of ${SEGMENT})`);
+      delays[name].push(maxDelayMs);
+      console.log(`run ${run + 1} ${name}: ${eventsPerSecond} events/s, longest event-loop delay ${maxDelayMs} ms (${TOTAL} events, segments of ${SEGMENT})`);
     }
   }
 } finally {
   await clickhouse.stop();
 }
-console.log(`median events/s: duckdb ${median(results.duckdb)}, clickhouse ${median(results.clickhouse)}, ratio clickhouse/duckdb ${(median(results.clickhouse) / median(results.duckdb)).toFixed(2)}`);
+console.log(`median events/s: duckdb ${median(results.duckdb)}, clickhouse ${median(results.clickhouse)}, ratio clickhouse/duckdb ${(median(results.clickhouse) / median(results.duckdb)).toFixed(2)}; median longest delay ms: duckdb ${median(delays.duckdb)}, clickhouse ${median(delays.clickhouse)}`);

@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
+import { timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
@@ -124,26 +125,6 @@ function parseJsonColumns(row: Row): LoadedEvent {
 function numbersOf(rows: Row[]): Row[] {
   for (const row of rows) for (const [key, value] of Object.entries(row)) if (typeof value === 'bigint') row[key] = Number(value);
   return rows;
-}
-
-/** Rows of a segment resolved per fetched chunk (about 2048 rows), yielding in between. */
-const yieldToEventLoop = () => new Promise((resolve) => setImmediate(resolve));
-
-/** Work between two turns of the event loop in long loops (request handling waits meanwhile). */
-const SLICE_MS = 4;
-
-/**
- * Yields to the event loop once a slice of work has run: counted in time, not rows, as a
- * row costs several times more while a query holds the other core.
- */
-function timeSlicer(): (row: number) => Promise<void> | undefined {
-  let sliceStart = performance.now();
-  return (row) => {
-    if (row % 64 !== 63 || performance.now() - sliceStart < SLICE_MS) return undefined;
-    return yieldToEventLoop().then(() => {
-      sliceStart = performance.now();
-    });
-  };
 }
 
 /** Appends one row per item, yielding to the event loop every few thousand: a segment can hold many. */

@@ -15,6 +15,7 @@ import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
+import { timeSlicer } from '../time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
 import { SharedEntities } from './entities.js';
@@ -231,22 +232,26 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     if (this.torn.has(name)) await this.removeSegment(name);
     this.torn.add(name);
     await this.catchUp();
-    const lines = await this.withoutStoredRepeats(
-      (await readFile(path, 'utf8'))
-        .split('\n')
-        .filter((line) => line.length > 0)
-        .map(parseLine),
-    );
+    const slice = timeSlicer();
+    const texts = (await readFile(path, 'utf8')).split('\n');
+    const parsed: JournalLine[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      if (texts[i]!.length > 0) parsed.push(parseLine(texts[i]!));
+      await slice(i);
+    }
+    const lines = await this.withoutStoredRepeats(parsed);
     const base = this.lastIngestSeq;
     const version = base + lines.length;
     const batch = this.identities.begin();
     const events: ResolvedEvent[] = [];
     const holds: Row[] = [];
-    lines.forEach((line, index) => {
+    for (let index = 0; index < lines.length; index++) {
+      await slice(index);
+      const line = lines[index]!;
       if (line.held_attribution) {
         const { id, app_id, received_at, event } = line.held_attribution;
         holds.push({ id, app_id, received_at, event: JSON.stringify(event), released: 0, segment: name });
-        return;
+        continue;
       }
       if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
       // The line itself becomes the event (the insert reads the event columns only).
@@ -254,7 +259,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
       event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
       event.ingest_seq = base + index + 1;
       events.push(event);
-    });
+    }
     for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
     const merges = batch.changes().merges;
     await this.persistIdentities(batch, name, version);
