@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
+import { IdentityLookups } from './identity-lookups.js';
 import { timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
@@ -144,7 +145,7 @@ const doomedUsers = (appId: number, day: string) => `(SELECT svc_id FROM deletio
 const doomedDevices = (appId: number, day: string) =>
   `app_id = ${appId} AND (svc_id IN ${doomedUsers(appId, day)} OR owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomedUsers(appId, day)}))`;
 
-export class DuckDbEngine implements Engine, CohortMembers, UserData, StreamedEvents {
+export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembers, UserData, StreamedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
 
@@ -153,10 +154,12 @@ export class DuckDbEngine implements Engine, CohortMembers, UserData, StreamedEv
     private readonly connection: DuckDBConnection,
     /** Reporting queries: their own connection, so that loads and queries do not wait for each other. */
     private readonly reader: DuckDBConnection,
-    private readonly identities: Identities,
+    protected readonly identities: Identities,
     /** The `ingest_seq` of the last event loaded. */
     private lastIngestSeq: number,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(dataDir: string): Promise<DuckDbEngine> {
     // Checkpoints run in the background loader's transactions, never on the request path.
@@ -506,18 +509,6 @@ export class DuckDbEngine implements Engine, CohortMembers, UserData, StreamedEv
       const rows = await this.rows(`SELECT DISTINCT svc_id FROM events WHERE app_id = ? AND svc_id IN (${svcIds.map(() => '?').join(', ')})`, [appId, ...svcIds]);
       return new Set(rows.map((r) => Number(r.svc_id)));
     });
-  }
-
-  svcIdOfUser(appId: number, userId: string): number | undefined {
-    return this.identities.userSvcId(appId, userId);
-  }
-
-  userIdOfSvcId(appId: number, svcId: number): string | undefined {
-    return this.identities.userIdOf(appId, svcId);
-  }
-
-  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
-    return this.identities.svcIdOfDevice(appId, deviceId);
   }
 
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {

@@ -15,6 +15,7 @@ import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
+import { IdentityLookups } from '../identity-lookups.js';
 import { timeSlicer } from '../time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
@@ -61,7 +62,7 @@ function parseLine(text: string): JournalLine {
  */
 const MUTATION_POLL_MS = 20;
 
-export class ClickHouseEngine implements Engine, UserData, StreamedEvents, CohortMembers {
+export class ClickHouseEngine extends IdentityLookups implements Engine, UserData, StreamedEvents, CohortMembers {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   private readonly entities: SharedEntities;
@@ -71,7 +72,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
   private constructor(
     private readonly store: ClickHouseEvents,
     readonly sql: SqlSession,
-    private identities: Identities,
+    protected identities: Identities,
     /** The `ingest_seq` the last loaded segment ended at. */
     private lastIngestSeq: number,
     /** Segments with rows written but not recorded as loaded (a load cut short in this process). */
@@ -81,6 +82,7 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     /** Names this process's journal apart from the others' (their segment names can be equal). */
     private readonly journalId: string,
   ) {
+    super();
     this.entities = new SharedEntities(sql);
   }
 
@@ -454,18 +456,6 @@ export class ClickHouseEngine implements Engine, UserData, StreamedEvents, Cohor
     if (svcIds.length === 0) return new Set();
     const rows = await this.store.query(`SELECT DISTINCT svc_id FROM events WHERE app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`);
     return new Set(rows.map((r) => Number(r.svc_id)));
-  }
-
-  svcIdOfUser(appId: number, userId: string): number | undefined {
-    return this.identities.userSvcId(appId, userId);
-  }
-
-  userIdOfSvcId(appId: number, svcId: number): string | undefined {
-    return this.identities.userIdOf(appId, svcId);
-  }
-
-  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
-    return this.identities.svcIdOfDevice(appId, deviceId);
   }
 
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
