@@ -133,7 +133,11 @@ export type SqlValue = string | number | boolean | null;
 export interface SqlSession {
   rows(sql: string, values?: SqlValue[]): Promise<Record<string, unknown>[]>;
   run(sql: string, values?: SqlValue[]): Promise<void>;
-  /** `work` in one transaction (its statements through the session it is given). */
+  /**
+   * `work` in one transaction (its statements through the session it is given). It may run
+   * more than once (a conflict with another process's transaction): it must not act but
+   * through that session.
+   */
   transaction<T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>): Promise<T>;
 }
 

@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS plan_event_types (app_id INTEGER, name VARCHAR, plann
   description VARCHAR, display_name VARCHAR, is_active BOOLEAN, ${HIDDEN_FLAGS.map((flag) => `${flag} BOOLEAN`).join(', ')}, tags JSON, owner VARCHAR);
 CREATE TABLE IF NOT EXISTS plan_event_properties (app_id INTEGER, event_type VARCHAR, name VARCHAR, override BOOLEAN, description VARCHAR, type VARCHAR,
   regex VARCHAR, enum_values JSON, is_array BOOLEAN, is_required BOOLEAN, is_hidden BOOLEAN, classifications JSON);
+CREATE TABLE IF NOT EXISTS plan_versions (app_id INTEGER PRIMARY KEY, version BIGINT);
 CREATE TABLE IF NOT EXISTS plan_user_properties (app_id INTEGER, name VARCHAR, description VARCHAR, type VARCHAR, regex VARCHAR, enum_values JSON,
   is_array BOOLEAN, classifications JSON);
 `;
@@ -185,30 +186,38 @@ export class TaxonomyPlan {
 }
 
 export class TaxonomyStore extends EntityTables {
-  private readonly names = new Map<number, Promise<EventTypeNames>>();
+  /** Per project, its plan's event types as read at a version of the plan. */
+  private readonly names = new Map<number, { version: number; names: Promise<EventTypeNames> }>();
 
   constructor(sql: SqlSession) {
     super(sql, TAXONOMY_TABLES);
   }
 
-  /** `work` on the project's plan in one transaction: what it throws leaves nothing written. */
+  /**
+   * `work` on the project's plan in one transaction: what it throws leaves nothing written.
+   * Each change counts up the plan's version, which tells every process sharing the tables
+   * that what it keeps of the plan is out of date.
+   */
   async change<T>(appId: number, work: (plan: TaxonomyPlan) => Promise<T>): Promise<T> {
     await this.tables();
-    try {
-      return await this.sql.transaction((tx) => work(new TaxonomyPlan(tx, appId)));
-    } finally {
-      this.names.delete(appId);
-    }
+    return this.sql.transaction(async (tx) => {
+      const result = await work(new TaxonomyPlan(tx, appId));
+      await tx.run('INSERT INTO plan_versions VALUES (?, 1) ON CONFLICT (app_id) DO UPDATE SET version = plan_versions.version + 1', [appId]);
+      return result;
+    });
   }
 
-  /** What reporting reads of the plan's event types (kept until the project's plan changes). */
-  eventTypeNames(appId: number): Promise<EventTypeNames> {
-    let names = this.names.get(appId);
-    if (!names) {
-      names = this.readEventTypeNames(appId);
-      this.names.set(appId, names);
-      names.catch(() => this.names.delete(appId));
-    }
+  /** What reporting reads of the plan's event types (kept while the plan's version stays). */
+  async eventTypeNames(appId: number): Promise<EventTypeNames> {
+    await this.tables();
+    // Read before the names: a change in between makes the kept names newer than their version, read again next time.
+    const [row] = await this.sql.rows('SELECT version FROM plan_versions WHERE app_id = ?', [appId]);
+    const version = Number(row?.version ?? 0);
+    const kept = this.names.get(appId);
+    if (kept?.version === version) return kept.names;
+    const names = this.readEventTypeNames(appId);
+    this.names.set(appId, { version, names });
+    names.catch(() => this.names.delete(appId));
     return names;
   }
 

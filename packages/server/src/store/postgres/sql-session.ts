@@ -43,7 +43,44 @@ export interface PostgresSession extends SqlSession {
   close(): Promise<void>;
 }
 
-/** A session on a pool of connections to `url`; a transaction holds one of them until it ends. */
+/**
+ * Serialization failure and deadlock: the transaction is run again. Several server processes
+ * share these tables, and the stores check before they write (a category's name is free, a
+ * cursor is where it was read): at READ COMMITTED two processes both passed the check.
+ */
+const RETRIED_STATES = new Set(['40001', '40P01']);
+const ATTEMPTS = 5;
+
+type Work<T> = (session: Omit<SqlSession, 'transaction'>) => Promise<T>;
+
+/** `work` in a SERIALIZABLE transaction on a connection of the pool. */
+async function serializable<T>(pool: pg.Pool, work: Work<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  // A checked-out connection's error (the server stopping) is emitted on it, not on the pool:
+  // unheard, it ended the process; the query in flight fails and the connection is dropped.
+  const onError = (error: Error) => (broken = error);
+  client.on('error', onError);
+  try {
+    await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+    const result = await work(sessionOn(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((failed: Error) => (broken = failed));
+    throw error;
+  } finally {
+    // A connection whose rollback failed is closed rather than reused.
+    client.off('error', onError);
+    client.release(broken);
+  }
+}
+
+/**
+ * A session on a pool of connections to `url`; a transaction holds one of them until it ends.
+ * Transactions are SERIALIZABLE, and `work` runs again (up to ATTEMPTS times) when PostgreSQL
+ * cancels it for a conflict with another's, so `work` must only act through its session.
+ */
 export function postgresSession(url: string, options: { maxConnections?: number } = {}): PostgresSession {
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 10 });
   // An idle connection's error (server restart) must not end the process; the next query reconnects.
@@ -52,25 +89,13 @@ export function postgresSession(url: string, options: { maxConnections?: number 
   return {
     rows: direct.rows,
     run: (sql, values) => direct.run(values?.length ? sql : SCRIPT_LOCK + sql, values),
-    async transaction<T>(work: (session: Omit<SqlSession, 'transaction'>) => Promise<T>): Promise<T> {
-      const client = await pool.connect();
-      let broken: Error | undefined;
-      // A checked-out connection's error (the server stopping) is emitted on it, not on the pool:
-      // unheard, it ended the process; the query in flight fails and the connection is dropped.
-      const onError = (error: Error) => (broken = error);
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN');
-        const result = await work(sessionOn(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch((failed: Error) => (broken = failed));
-        throw error;
-      } finally {
-        // A connection whose rollback failed is closed rather than reused.
-        client.off('error', onError);
-        client.release(broken);
+    async transaction<T>(work: Work<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await serializable(pool, work);
+        } catch (error) {
+          if (attempt === ATTEMPTS || !RETRIED_STATES.has((error as { code?: string }).code ?? '')) throw error;
+        }
       }
     },
     close: () => pool.end(),
