@@ -95,6 +95,13 @@ const questions: Question[] = [
   ['average session length', '/api/2/sessions/average', MONTH_EDGE, (o) => oracle.sessionAverage(o, MONTH_EDGE)],
   ['sessions per user', '/api/2/sessions/peruser', MONTH_EDGE, (o) => oracle.sessionsPerUser(o, MONTH_EDGE)],
   ['composition by version', '/api/2/composition', { ...WIDE, p: 'version' }, (o) => oracle.composition(o, { ...WIDE, p: 'version' })],
+  ['composition by start_version', '/api/2/composition', { ...WIDE, p: 'start_version' }, (o) => oracle.composition(o, { ...WIDE, p: 'start_version' })],
+  [
+    'paying users per week by start_version',
+    '/api/2/users',
+    { ...WIDE, m: 'active', i: 7, s: [{ prop: 'paying', op: 'is', values: ['true'] }], g: 'start_version' },
+    (o) => oracle.users(o, { ...WIDE, m: 'active', i: 7, s: [{ prop: 'paying', op: 'is', values: ['true'] }], g: 'start_version' }),
+  ],
   ['composition by a user property', '/api/2/composition', { ...WIDE, p: 'gp:plan' }, (o) => oracle.composition(o, { ...WIDE, p: 'gp:plan' })],
   ['events list', '/api/2/events/list', {}, (o) => sortedByValue(oracle.eventsList(o, NOW))],
   ...filters.map(([filter]): Question => [`uniques with ${filter!.subprop_op}`, '/api/2/events/segmentation', { ...MONTH_EDGE, e: { event_type: '_all', filters: [filter] } }, (o) => oracle.segmentation(o, { ...MONTH_EDGE, e: { event_type: '_all', filters: [filter!] } })]),

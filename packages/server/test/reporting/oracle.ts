@@ -84,13 +84,13 @@ function applyIdentify(profile: Record<string, unknown>, operations: Record<stri
   return next;
 }
 
-/** start_version and paying look at event time order (ties: ingestion order), see SEMANTICS.md. */
+/** start_version and paying follow ingestion order, as the profile does (see SEMANTICS.md). */
 function fillBuiltIns(resolved: ResolvedEvent[]): void {
   const byUser = groupBy(resolved, (r) => r.svcId);
   for (const userEvents of byUser.values()) {
-    const ordered = [...userEvents].sort(byTime);
-    const startVersion = ordered.find((r) => r.event.app_version !== undefined)?.event.app_version;
-    const firstRevenueTime = ordered.find((r) => r.event.revenue !== undefined && r.event.revenue !== null)?.event.time;
+    // In ingestion order already (groupBy keeps it).
+    const startVersion = userEvents.find((r) => r.event.app_version !== undefined)?.event.app_version;
+    const firstRevenueIndex = userEvents.find((r) => r.event.revenue !== undefined && r.event.revenue !== null)?.index;
     for (const r of userEvents) {
       const e = r.event;
       const os = [e.os_name, e.os_version].filter((part) => part !== undefined).join(' ');
@@ -100,7 +100,7 @@ function fillBuiltIns(resolved: ResolvedEvent[]): void {
         language: e.language, platform: e.platform, os: os === '' || e.os_name === undefined ? undefined : os,
         device: e.device_model, device_type: deviceType === '' ? undefined : deviceType,
         start_version: startVersion,
-        paying: String(firstRevenueTime !== undefined && firstRevenueTime <= e.time),
+        paying: String(firstRevenueIndex !== undefined && firstRevenueIndex <= r.index),
       };
     }
   }
