@@ -112,17 +112,22 @@ export class ClickHouseDialect implements Dialect {
     return BUILT_IN_COLUMNS[property.name]!;
   }
 
-  /** The values of a property as a set: an array's elements, else the value alone (NULL when missing). */
-  private elements(property: PropertyRef): string {
+  /**
+   * The values of a property as a set: an array's elements, else the value alone (NULL when
+   * missing). Only the rows `scope` selects can refuse the query (a row of another event type
+   * read in the same block holding a nested array under the key does not).
+   */
+  private elements(property: PropertyRef, scope: string): string {
     if (property.kind === 'builtIn') return `[${this.text(property)}]`;
     const raw = this.raw(property);
     const isArray = `substring(${raw}, 1, 1) = '['`;
     // Both branches of `if` are computed for every row: the check applies to arrays only.
-    const checked = `if(throwIf(${isArray} AND NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, ${raw}, '')`;
+    const checked = `if(throwIf(${scope} AND ${isArray} AND NOT match(${raw}, ${string(FLAT_ARRAY)})) = 0, ${raw}, '')`;
     return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
-  condition({ property, op, values }: Condition): string {
+  /** `scope`: the rows the condition is asked of (see `elements`). */
+  condition({ property, op, values }: Condition, scope = '1'): string {
     const value = this.text(property);
     const is = `(${value} IN (${values.map(string).join(', ')})${values.includes(NONE) ? ` OR ${value} IS NULL` : ''})`;
     const contains = `(${values.map((v) => `position(${value}, ${string(v)}) > 0`).join(' OR ')})`;
@@ -148,9 +153,9 @@ export class ClickHouseDialect implements Dialect {
       case 'greater or equal':
         return compare('>=');
       case 'set is':
-        return `hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
+        return `hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
       case 'set is not':
-        return `NOT hasAll(${this.elements(property)}, [${values.map(string).join(', ')}])`;
+        return `NOT hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
     }
   }
 
@@ -162,7 +167,7 @@ export class ClickHouseDialect implements Dialect {
   /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
   private selects({ eventType, conditions }: EventSelector): string[] {
     const ofType = SPECIAL_EVENT_TYPES.get(eventType) ?? `e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`;
-    return [...(ofType === '' ? [] : [ofType]), ...conditions.map((c) => this.condition(c))];
+    return [...(ofType === '' ? [] : [ofType]), ...conditions.map((c) => this.condition(c, ofType === '' ? '1' : ofType))];
   }
 
   private matches(selector: EventSelector): string {
