@@ -309,8 +309,9 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   private async persistIdentities(batch: IdentityBatch): Promise<void> {
     const { users, devices, merges } = batch.changes();
     const fill = async (table: string, columns: string, rows: (string | number | null)[][]) => {
-      await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
+      // Most user mappings change no identity: creating the three temp tables anyway cost them about a third.
       if (rows.length === 0) return;
+      await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
       const appender = await this.connection.createAppender(`${table}_changes`, 'main', 'temp');
       await appendAll(appender, rows, (row) => {
         for (const value of row) {
