@@ -1,5 +1,5 @@
 // The ClickHouse engine (issue 14): the events, identities and profiles in ClickHouse 18.16,
-// the other entities in a shared SQL store (entities.ts). Identity resolution and profile
+// the other entities in a shared SQL store (../shared-entities.ts). Identity resolution and profile
 // operations run in JS as in DuckDB (src/ingest), over the identities read back at open.
 //
 // A segment's load, without transactions: every row it writes carries the segment's name;
