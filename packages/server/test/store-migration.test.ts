@@ -59,3 +59,35 @@ test('events stored before identities get svc_ids in load order, and profiles ar
   expect(await engine.userProfile(7, 'device-old')).toEqual({ plan: 'pro' });
   await engine.close();
 });
+
+test('deletion jobs, user mappings and feedback written by the engine before SharedEntities read back and take new rows', async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-migration-'));
+  const old = await DuckDBInstance.create(join(dataDir, 'events.duckdb'));
+  const connection = await old.connect();
+  // The tables as DuckDbEngine's own schema created them, with rows it wrote.
+  await connection.run(`
+    CREATE TABLE identity_users (app_id INTEGER, user_id VARCHAR, svc_id BIGINT, PRIMARY KEY (app_id, user_id));
+    INSERT INTO identity_users VALUES (7, 'ada', 1), (7, 'bob', 2);
+    CREATE TABLE deletion_jobs (app_id INTEGER, day VARCHAR, scrubbed_on VARCHAR, PRIMARY KEY (app_id, day));
+    CREATE TABLE deletion_entries (app_id INTEGER, day VARCHAR, svc_id BIGINT, requester VARCHAR, requested_on_day VARCHAR, PRIMARY KEY (app_id, day, svc_id));
+    CREATE TABLE user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, from_user VARCHAR, to_user VARCHAR, PRIMARY KEY (app_id, from_svc));
+    CREATE TABLE feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
+    CREATE SEQUENCE feedback_part_order;
+    CREATE TABLE feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
+    INSERT INTO deletion_jobs VALUES (7, '2026-11-10', NULL);
+    INSERT INTO deletion_entries VALUES (7, '2026-11-10', 2, 'admin', '2026-11-01');
+    INSERT INTO user_mappings VALUES (7, 1, 2, 'ada', 'bob');
+    INSERT INTO feedback_items VALUES (7, 'src', 'i1', 'slow', NULL, NULL, NULL, NULL, '2026-11-01');
+    INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, body, created_at) VALUES (7, 'src', 'i1', 'z-old', 'first', '2026-11-01');`);
+  connection.closeSync();
+  old.closeSync();
+
+  const engine = await DuckDbEngine.open(dataDir);
+  expect(await engine.deletionJobs(7, '2026-11-01', '2026-11-30')).toEqual([
+    { appId: 7, day: '2026-11-10', scrubbedOn: null, entries: [{ svcId: 2, requester: 'admin', requestedOnDay: '2026-11-01' }] },
+  ]);
+  expect((await engine.userMappings(7, ['ada'])).get('ada')).toEqual({ svcId: 1, mappedFrom: [], mappedTo: [{ svcId: 2, userId: 'bob' }] });
+  await engine.upsertFeedbackItems(7, 'src', [{ unique_id: 'i1', conversation_parts: [{ unique_id: 'a-new', body: 'second' }] }], '2026-11-02');
+  expect((await engine.feedbackItem(7, 'src', 'i1'))?.conversation_parts.map((part) => part.unique_id)).toEqual(['z-old', 'a-new']);
+  await engine.close();
+});

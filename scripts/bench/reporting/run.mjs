@@ -11,20 +11,22 @@
 // both engines side by side.
 // The server runs with the documented limits raised (the benchmark's queries would exceed
 // the cost budget); --keep DIR keeps the loaded data directory (the ClickHouse copy in
-// DIR/clickhouse) and reuses it next time.
+// DIR/clickhouse) and reuses it next time. The stall phase ingests into a throwaway copy of
+// each engine's data, so a kept dataset stays as loaded.
 //   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
 // measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
 // (--stall-flags="--cpu-prof --trace-gc").
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
+import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
 import { serverFlags, withServerFlags } from '../support/server-flags.mjs';
 import { openClickHouseCopy } from './clickhouse-copy.mjs';
@@ -70,8 +72,6 @@ mkdirSync(dataDir, { recursive: true });
 const reuse = existsSync(join(dataDir, 'events.duckdb'));
 const tenancy = new Tenancy(dataDir);
 const project = reuse ? tenancy.projects[0] : tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
-// The ingestion that runs beside the queries goes to a project of its own: a kept dataset stays as loaded.
-const live = tenancy.projects[1] ?? tenancy.createProject(project.org_id, 'Live');
 
 async function load() {
   const next = random(42);
@@ -218,7 +218,20 @@ async function clickHouseSide() {
         : `ClickHouse: ${copy.events.toLocaleString()} events (and identities) copied from the DuckDB file in ${copy.loadSeconds.toFixed(1)} s (${((copy.loadSeconds * 1e6) / copy.events).toFixed(2)} µs/event; DuckDB's CSV export ${copy.exportSeconds.toFixed(1)} s, ClickHouse's insert ${copy.insertSeconds.toFixed(1)} s, OPTIMIZE FINAL ${copy.mergeSeconds.toFixed(1)} s)`,
     );
     const config = { dataDir: copy.serverDataDir, engine: 'clickhouse', clickhouseUrl: copy.url, clickhouseDatabase: copy.database, postgresUrl: postgres.url };
-    return { config, stop: () => Promise.all([copy.stop(), postgres.stop()]) };
+    /** The copy's ClickHouse files (copied at rest: its server stops) and server data directory, a ClickHouse server on them. */
+    const scratch = async () => {
+      await copy.stop();
+      const dir = scratchDir();
+      cpSync(join(copy.dir, 'server'), join(dir, 'server'), { recursive: true });
+      cpSync(copy.serverDataDir, join(dir, 'svc-data'), { recursive: true });
+      const clickhouse = await startClickHouse({ dir: join(dir, 'server') });
+      const remove = async () => {
+        await clickhouse.stop();
+        rmSync(dir, { recursive: true, force: true });
+      };
+      return { config: { ...config, dataDir: join(dir, 'svc-data'), clickhouseUrl: clickhouse.url }, remove };
+    };
+    return { config, scratch, stop: () => Promise.all([copy.stop(), postgres.stop()]) };
   } catch (error) {
     await postgres.stop();
     throw error;
@@ -253,12 +266,35 @@ async function measure(engine, config, timed) {
   return results;
 }
 
+const scratchDir = () => mkdtempSync(join(tmpdir(), 'svc-bench-stall-'));
+
+/** A throwaway copy of the DuckDB side's data directory (without the ClickHouse copy in it). */
+async function duckDbScratch() {
+  const dir = scratchDir();
+  cpSync(dataDir, dir, { recursive: true, filter: (source) => resolve(source) !== resolve(dataDir, 'clickhouse') });
+  return { config: { dataDir: dir }, remove: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 /**
  * The event loop while queries run and ingestion continues, in a server process of its own
  * (this one holds the benchmark's garbage): each stall over 20 ms is listed with the garbage
- * collection inside it, so a stall is told apart as GC or work.
+ * collection inside it, so a stall is told apart as GC or work. It runs on a throwaway copy
+ * of the engine's data (`scratch()`), where the ingestion goes to a project of its own.
  */
-async function stallPhase(engine, config) {
+async function stallPhase(engine, scratch) {
+  const started = performance.now();
+  const { config, remove } = await scratch();
+  console.log(`\n${engine}: the stall phase runs on a throwaway copy of the data (copied in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  try {
+    await watchStalls(engine, config);
+  } finally {
+    await remove();
+  }
+}
+
+async function watchStalls(engine, config) {
+  const scratchTenancy = new Tenancy(config.dataDir);
+  const live = scratchTenancy.projects.find((p) => p.name === 'Live') ?? scratchTenancy.createProject(project.org_id, 'Live');
   const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [JSON.stringify(config)], { execArgv: [...serverFlags(), ...values['stall-flags'].split(/\s+/).filter(Boolean)] });
   const { urls } = await new Promise((resolve) => stallServer.once('message', resolve));
   // The ingestion client runs in a worker thread: building and sending batches stays off this
@@ -269,11 +305,14 @@ async function stallPhase(engine, config) {
     parentPort.once('message', () => (ingesting = false));
     (async () => {
       let batches = 0;
+      let accepted = 0;
       for (; ingesting; batches++) {
         const events = Array.from({ length: 500 }, (_, i) => ({ event_type: 'Live', user_id: 'live-' + i, insert_id: workerData.run + '-' + batches + '-' + i }));
-        await fetch(workerData.url + '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: workerData.apiKey, events }) });
+        const answer = await fetch(workerData.url + '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: workerData.apiKey, events }) });
+        if (answer.ok) accepted++;
+        await answer.arrayBuffer();
       }
-      parentPort.postMessage(batches);
+      parentPort.postMessage({ batches, accepted });
     })();`,
     { eval: true, workerData: { url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}` } },
   );
@@ -281,18 +320,18 @@ async function stallPhase(engine, config) {
   for (const { path } of cases) await fetch(`${urls.app}${path}`, { headers: auth }).then((answer) => answer.arrayBuffer());
   const ingested = new Promise((resolve) => ingestClient.once('message', resolve));
   ingestClient.postMessage('stop');
-  const batches = await ingested;
+  const { batches, accepted } = await ingested;
   await ingestClient.terminate();
   const report = new Promise((resolve) => stallServer.once('message', resolve));
   stallServer.send('report');
   const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
-  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between: max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
+  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
   const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)}`).join(', ') || 'none';
   console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
 }
 
 const sides = new Map();
-if (ENGINES.includes('duckdb')) sides.set('duckdb', { config: { dataDir }, stop: async () => undefined });
+if (ENGINES.includes('duckdb')) sides.set('duckdb', { config: { dataDir }, scratch: duckDbScratch, stop: async () => undefined });
 if (ENGINES.includes('clickhouse')) sides.set('clickhouse', await clickHouseSide());
 try {
   const results = new Map();
@@ -315,7 +354,7 @@ try {
   }
   for (const { name } of timed) console.log(`| ${name} | ${[...sides.keys()].flatMap((engine) => cells(results.get(engine).get(name))).join(' | ')} |${both ? ` ${same(name)} |` : ''}`);
 
-  for (const [engine, side] of sides) await stallPhase(engine, side.config);
+  for (const [engine, side] of sides) await stallPhase(engine, side.scratch);
 } finally {
   for (const side of sides.values()) await side.stop();
 }

@@ -8,9 +8,9 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duc
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
-import { IdentityLookups } from './identity-lookups.js';
+import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-entities.js';
 import { timeSlicer, yieldToEventLoop } from './time-slice.js';
-import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredConversationPart, type StoredEvent, type StoredFeedbackItem, type UserMappingChange, type UserMappingView, type DeletionEntry, type DeletionJobRecord, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
 export const EVENT_COLUMNS: Record<keyof StoredEvent, string> = {
@@ -100,12 +100,6 @@ CREATE TABLE IF NOT EXISTS svc_merges (from_svc BIGINT PRIMARY KEY, to_svc BIGIN
 CREATE TABLE IF NOT EXISTS profiles (app_id INTEGER, svc_id BIGINT, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, svc_id));
 CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, ingest_seq BIGINT, properties JSON);
 CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT);
-CREATE TABLE IF NOT EXISTS deletion_jobs (app_id INTEGER, day VARCHAR, scrubbed_on VARCHAR, PRIMARY KEY (app_id, day));
-CREATE TABLE IF NOT EXISTS deletion_entries (app_id INTEGER, day VARCHAR, svc_id BIGINT, requester VARCHAR, requested_on_day VARCHAR, PRIMARY KEY (app_id, day, svc_id));
-CREATE TABLE IF NOT EXISTS user_mappings (app_id INTEGER, from_svc BIGINT, to_svc BIGINT, from_user VARCHAR, to_user VARCHAR, PRIMARY KEY (app_id, from_svc));
-CREATE TABLE IF NOT EXISTS feedback_items (app_id INTEGER, source_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, PRIMARY KEY (app_id, source_id, unique_id));
-CREATE SEQUENCE IF NOT EXISTS feedback_part_order;
-CREATE TABLE IF NOT EXISTS feedback_parts (app_id INTEGER, source_id VARCHAR, item_id VARCHAR, unique_id VARCHAR, body VARCHAR, author VARCHAR, email VARCHAR, user_id VARCHAR, url VARCHAR, created_at VARCHAR, part_order BIGINT DEFAULT nextval('feedback_part_order'), PRIMARY KEY (app_id, source_id, item_id, unique_id));
 CREATE TABLE IF NOT EXISTS held_attributions (id VARCHAR PRIMARY KEY, app_id INTEGER, received_at BIGINT, event JSON);
 CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
 `;
@@ -139,13 +133,12 @@ async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], appen
   appender.closeSync();
 }
 
-/** The `svc_id`s of a deletion job, as a subquery. */
-const doomedUsers = (appId: number, day: string) => `(SELECT svc_id FROM deletion_entries WHERE app_id = ${appId} AND day = ${sqlString(day)})`;
-/** The condition on `identity_devices` of the devices of a deletion job's users (their own or joined to them). */
-const doomedDevices = (appId: number, day: string) =>
-  `app_id = ${appId} AND (svc_id IN ${doomedUsers(appId, day)} OR owner IN (SELECT user_id FROM identity_users WHERE app_id = ${appId} AND svc_id IN ${doomedUsers(appId, day)}))`;
+/** These users' `svc_id`s: the parameter is their JSON list. */
+const IN_USERS = 'svc_id IN (SELECT unnest(?::BIGINT[]))';
+/** The condition on `identity_devices` of the devices of these users (their own or joined to them); parameters: project, users, project, users. */
+const USERS_DEVICES = `app_id = ? AND (${IN_USERS} OR owner IN (SELECT user_id FROM identity_users WHERE app_id = ? AND ${IN_USERS}))`;
 
-export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembers, UserData, StreamedEvents {
+export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
 
@@ -181,6 +174,7 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
     };
     const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
     const engine = new DuckDbEngine(instance, connection, await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
+    await engine.entities.tables();
     await engine.identifyEarlierEvents();
     return engine;
   }
@@ -239,6 +233,8 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
         return result!;
       }),
   };
+
+  protected readonly entities = new SharedEntities(this.sql);
 
   isLoaded(name: string): Promise<boolean> {
     return this.serial(async () => (await this.rows('SELECT 1 FROM loaded_segments WHERE name = ?', [name])).length > 0);
@@ -313,8 +309,9 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
   private async persistIdentities(batch: IdentityBatch): Promise<void> {
     const { users, devices, merges } = batch.changes();
     const fill = async (table: string, columns: string, rows: (string | number | null)[][]) => {
-      await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
+      // Most user mappings change no identity: creating the three temp tables anyway cost them about a third.
       if (rows.length === 0) return;
+      await this.connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
       const appender = await this.connection.createAppender(`${table}_changes`, 'main', 'temp');
       await appendAll(appender, rows, (row) => {
         for (const value of row) {
@@ -485,19 +482,10 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
   applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
     return this.serial(async () => {
       const batch = this.identities.begin();
-      const rows: [number, number, number | null, string, string | null][] = [];
-      for (const appId of appIds) {
-        for (const { userId, globalUserId } of changes) {
-          const from = batch.resolve(appId, userId, null)!;
-          rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
-        }
-      }
+      const rows = userMappingRows(batch, appIds, changes);
       await this.inTransaction(async () => {
         await this.persistIdentities(batch);
-        for (const [appId, from, to, fromUser, toUser] of rows) {
-          if (to === null) await this.connection.run('DELETE FROM user_mappings WHERE app_id = ? AND from_svc = ?', [appId, from]);
-          else await this.connection.run('INSERT OR REPLACE INTO user_mappings VALUES (?, ?, ?, ?, ?)', [appId, from, to, fromUser, toUser!]);
-        }
+        await this.entities.applyUserMappings(rows, this.direct);
         return () => batch.commit();
       });
     });
@@ -508,43 +496,6 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
     return this.serial(async () => {
       const rows = await this.rows(`SELECT DISTINCT svc_id FROM events WHERE app_id = ? AND svc_id IN (${svcIds.map(() => '?').join(', ')})`, [appId, ...svcIds]);
       return new Set(rows.map((r) => Number(r.svc_id)));
-    });
-  }
-
-  stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
-    return this.serial(async () => (await this.rows('SELECT min(day) AS day FROM deletion_jobs WHERE app_id = ? AND day > ?', [appId, today]))[0]?.day as string | undefined ?? undefined);
-  }
-
-  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void> {
-    return this.transaction(async () => {
-      await this.connection.run('INSERT OR IGNORE INTO deletion_jobs VALUES (?, ?, NULL)', [appId, day]);
-      for (const entry of entries) {
-        await this.connection.run('INSERT OR IGNORE INTO deletion_entries VALUES (?, ?, ?, ?, ?)', [appId, day, entry.svcId, entry.requester, entry.requestedOnDay]);
-      }
-    });
-  }
-
-  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]> {
-    return this.serial(async () => {
-      const jobs = await this.rows('SELECT day, scrubbed_on FROM deletion_jobs WHERE app_id = ? AND day >= ? AND day <= ? ORDER BY day', [appId, fromDay, toDay]);
-      const result: DeletionJobRecord[] = [];
-      for (const job of jobs) {
-        const entries = await this.rows('SELECT svc_id, requester, requested_on_day FROM deletion_entries WHERE app_id = ? AND day = ? ORDER BY svc_id', [appId, job.day as string]);
-        result.push({
-          appId,
-          day: job.day as string,
-          scrubbedOn: (job.scrubbed_on as string | null) ?? null,
-          entries: entries.map((e) => ({ svcId: Number(e.svc_id), requester: (e.requester as string | null) ?? null, requestedOnDay: e.requested_on_day as string })),
-        });
-      }
-      return result;
-    });
-  }
-
-  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean> {
-    return this.serial(async () => {
-      const removed = await this.rows('DELETE FROM deletion_entries WHERE app_id = ? AND day = ? AND svc_id = ? RETURNING svc_id', [appId, day, svcId]);
-      return removed.length > 0;
     });
   }
 
@@ -620,26 +571,24 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
     });
   }
 
-  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]> {
-    return this.serial(async () => (await this.rows('SELECT app_id, day FROM deletion_jobs WHERE day <= ? AND scrubbed_on IS NULL ORDER BY day', [today])).map((r) => ({ appId: Number(r.app_id), day: r.day as string })));
-  }
-
   devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {
-    return this.serial(async () => (await this.rows(`SELECT device_id FROM identity_devices WHERE ${doomedDevices(appId, day)}`)).map((r) => r.device_id as string));
+    return this.serial(async () => {
+      const users = JSON.stringify((await this.entities.doomed(appId, day, this.direct)).map((e) => e.svcId));
+      return (await this.rows(`SELECT device_id FROM identity_devices WHERE ${USERS_DEVICES}`, [appId, users, appId, users])).map((r) => r.device_id as string);
+    });
   }
 
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
     return this.transaction(async () => {
-      const doomed = doomedUsers(appId, day);
+      const svcIds = (await this.entities.doomed(appId, day, this.direct)).map((e) => e.svcId);
+      const users = JSON.stringify(svcIds);
       // Devices that belonged to a deleted user go too: their later events start a new user.
-      await this.connection.run(`DELETE FROM identity_devices WHERE ${doomedDevices(appId, day)}`);
+      await this.connection.run(`DELETE FROM identity_devices WHERE ${USERS_DEVICES}`, [appId, users, appId, users]);
       for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users']) {
-        await this.connection.run(`DELETE FROM ${table} WHERE app_id = ${appId} AND svc_id IN ${doomed}`);
+        await this.connection.run(`DELETE FROM ${table} WHERE app_id = ? AND ${IN_USERS}`, [appId, users]);
       }
-      await this.connection.run(`DELETE FROM user_mappings WHERE app_id = ${appId} AND (from_svc IN ${doomed} OR to_svc IN ${doomed})`);
-      await this.connection.run('UPDATE deletion_jobs SET scrubbed_on = ? WHERE app_id = ? AND day = ?', [today, appId, day]);
-      const deleted = new Set((await this.rows(doomed.slice(1, -1))).map((r) => Number(r.svc_id)));
-      return () => this.identities.forget(appId, deleted);
+      await this.entities.recordScrub(appId, day, svcIds, today, this.direct);
+      return () => this.identities.forget(appId, new Set(svcIds));
     });
   }
 
@@ -660,59 +609,6 @@ export class DuckDbEngine extends IdentityLookups implements Engine, CohortMembe
       throw error;
     }
     afterCommit?.();
-  }
-
-  userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
-    return this.serial(async () => {
-      const views = new Map<string, UserMappingView>();
-      for (const userId of userIds) {
-        const svcId = this.identities.userSvcId(appId, userId);
-        if (svcId === undefined) continue;
-        const mapped = async (sql: string) =>
-          (await this.rows(sql, [appId, svcId])).map((r) => ({ svcId: Number(r.svc_id), userId: r.user_id as string }));
-        views.set(userId, {
-          svcId,
-          mappedFrom: await mapped('SELECT from_svc AS svc_id, from_user AS user_id FROM user_mappings WHERE app_id = ? AND to_svc = ? ORDER BY from_user'),
-          mappedTo: await mapped('SELECT to_svc AS svc_id, to_user AS user_id FROM user_mappings WHERE app_id = ? AND from_svc = ?'),
-        });
-      }
-      return views;
-    });
-  }
-
-  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
-    return this.serial(async () => {
-      const [item] = await this.rows('SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_items WHERE app_id = ? AND source_id = ? AND unique_id = ?', [appId, sourceId, uniqueId]);
-      if (!item) return undefined;
-      const parts = await this.rows(
-        'SELECT unique_id, body, author, email, user_id, url, created_at FROM feedback_parts WHERE app_id = ? AND source_id = ? AND item_id = ? ORDER BY part_order',
-        [appId, sourceId, uniqueId],
-      );
-      return { ...(item as unknown as StoredFeedbackItem), conversation_parts: parts as unknown as StoredConversationPart[] };
-    });
-  }
-
-  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
-    const fields = ['body', 'author', 'email', 'user_id', 'url', 'created_at'] as const;
-    const value = (record: Record<string, unknown>, field: string) => (record[field] === undefined ? null : (record[field] as string));
-    // Absent fields keep the stored value; a stored created_at is kept unless one is sent.
-    const updates = (table: string) =>
-      fields.map((f) => (f === 'created_at' ? `created_at = coalesce(?, ${table}.created_at)` : `${f} = coalesce(excluded.${f}, ${table}.${f})`)).join(', ');
-    return this.transaction(async () => {
-      for (const item of items) {
-        await this.connection.run(
-          `INSERT INTO feedback_items VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?)) ON CONFLICT DO UPDATE SET ${updates('feedback_items')}`,
-          [appId, sourceId, item.unique_id, ...fields.map((f) => value(item, f)), now, value(item, 'created_at')],
-        );
-        for (const part of item.conversation_parts ?? []) {
-          await this.connection.run(
-            `INSERT INTO feedback_parts (app_id, source_id, item_id, unique_id, ${fields.join(', ')}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ?))
-             ON CONFLICT DO UPDATE SET ${updates('feedback_parts')}`,
-            [appId, sourceId, item.unique_id, part.unique_id, ...fields.map((f) => value(part, f)), now, value(part, 'created_at')],
-          );
-        }
-      }
-    });
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
-// The five entity stores run the same operations on DuckDB (the engine's session) and on
+// The entity stores (and the entities both engines keep: deletion jobs, user mappings,
+// feedback) run the same operations on DuckDB (the engine's session) and on
 // PostgreSQL 15 (Debian's, started on loopback) and must answer alike. Each side has its
 // own DuckDB engine with the same events for what the stores read from the engine
 // (cohort members, profiles, events to stream).
@@ -15,6 +16,7 @@ import { ReplayStore } from '../../src/session-replays/store.js';
 import { TaxonomyStore } from '../../src/taxonomy/store.js';
 import { type EventTypeEntry, newEntry } from '../../src/taxonomy/event-types.js';
 import { DuckDbEngine } from '../../src/store/duckdb.js';
+import { SharedEntities } from '../../src/store/shared-entities.js';
 import { postgresSession, type PostgresSession } from '../../src/store/postgres/sql-session.js';
 import type { SqlSession, StoredEvent, StreamedEvents } from '../../src/store/types.js';
 import { stored } from '../clickhouse/engines.js';
@@ -224,6 +226,47 @@ test('session replays and their files', async () => {
   });
   expect(duck![0]).toHaveLength(3);
   expect(pg).toEqual(duck);
+});
+
+test('deletion jobs, user mappings and feedback', async () => {
+  const [duck, pg] = await onBothSides(async ({ sql }, record) => {
+    const entities = new SharedEntities(sql);
+    const entry = (svcId: number, requester: string | null, requestedOnDay = '2026-11-01') => ({ svcId, requester, requestedOnDay });
+    await entities.addDeletionEntries(APP, '2026-11-10', [entry(3, 'ada@example.com'), entry(1, null)]);
+    await entities.addDeletionEntries(APP, '2026-11-10', [entry(1, 'again', '2026-11-02'), entry(2, 'bob@example.com')]);
+    await entities.addDeletionEntries(APP, '2026-11-20', [entry(5, null)]);
+    await entities.addDeletionEntries(APP + 1, '2026-11-05', [entry(9, null)]);
+    record([await entities.stagingDeletionJob(APP, '2026-11-09'), await entities.stagingDeletionJob(APP, '2026-11-10'), await entities.stagingDeletionJob(APP, '2026-11-20')]);
+    record([await entities.removeDeletionEntry(APP, '2026-11-10', 2), await entities.removeDeletionEntry(APP, '2026-11-10', 2)]);
+    record(await entities.dueDeletionJobs('2026-11-10'));
+    await entities.applyUserMappings([[APP, 1, 2, 'ada', 'bob'], [APP, 3, 2, 'cy', 'bob'], [APP, 4, 1, 'dee', 'ada'], [APP + 1, 1, 2, 'ada', 'bob']]);
+    // A remapped user and an unmapped one.
+    await entities.applyUserMappings([[APP, 3, 5, 'cy', 'eve'], [APP, 4, null, 'dee', null]]);
+    record(await entities.mappingsOf(APP, 2), await entities.mappingsOf(APP, 3), await entities.mappingsOf(APP, 4));
+    // A scrub recorded in a transaction that then fails is rolled back with it.
+    const failed = entities.transaction(async (tx) => {
+      await entities.recordScrub(APP, '2026-11-10', [1, 3], '2026-11-10', tx);
+      throw new Error('the engine failed after the scrub was recorded');
+    });
+    await expect(failed).rejects.toThrow('the engine failed');
+    record(await entities.dueDeletionJobs('2026-11-10'), await entities.mappingsOf(APP, 2));
+    await entities.recordScrub(APP, '2026-11-10', [1, 3], '2026-11-10');
+    record(await entities.deletionJobs(APP, '2026-11-01', '2026-11-30'), await entities.dueDeletionJobs('2026-11-30'));
+    record(await entities.mappingsOf(APP, 2), await entities.mappingsOf(APP, 5), await entities.mappingsOf(APP + 1, 2));
+    await entities.upsertFeedbackItems(APP, 'src', [{ unique_id: 'i1', body: 'slow', author: 'ada', conversation_parts: [{ unique_id: 'p2', body: 'first' }, { unique_id: 'p1', body: 'second', created_at: '2026-11-01T00:00:00Z' }] }], '2026-11-02T00:00:00Z');
+    await entities.upsertFeedbackItems(APP, 'src', [{ unique_id: 'i1', email: 'ada@example.com', conversation_parts: [{ unique_id: 'p2', body: 'first, edited' }, { unique_id: 'p3', body: 'third' }] }, { unique_id: 'i2', created_at: '2026-10-01T00:00:00Z' }], '2026-11-03T00:00:00Z');
+    record(await entities.feedbackItem(APP, 'src', 'i1'), await entities.feedbackItem(APP, 'src', 'i2'), await entities.feedbackItem(APP, 'other', 'i1'));
+  });
+  expect(duck!.length).toBe(16);
+  expect(pg).toEqual(duck);
+  // After the failed transaction the job is still due and ada still mapped to bob.
+  expect(duck!.slice(6, 8)).toEqual([
+    [
+      { appId: APP + 1, day: '2026-11-05' },
+      { appId: APP, day: '2026-11-10' },
+    ],
+    { mappedFrom: [{ svcId: 1, userId: 'ada' }], mappedTo: [] },
+  ]);
 });
 
 test('processes creating the tables at once on a new database all succeed', async () => {

@@ -1,5 +1,5 @@
 // The ClickHouse engine (issue 14): the events, identities and profiles in ClickHouse 18.16,
-// the other entities in a shared SQL store (entities.ts). Identity resolution and profile
+// the other entities in a shared SQL store (../shared-entities.ts). Identity resolution and profile
 // operations run in JS as in DuckDB (src/ingest), over the identities read back at open.
 //
 // A segment's load, without transactions: every row it writes carries the segment's name;
@@ -15,11 +15,10 @@ import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
 import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
-import { IdentityLookups } from '../identity-lookups.js';
 import { timeSlicer } from '../time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
-import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type DeletionEntry, type DeletionJobRecord, type Engine, type FeedbackUpsert, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StoredFeedbackItem, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type UserMappingView } from '../types.js';
-import { SharedEntities } from './entities.js';
+import { SharedEntities, SharedEntityEngine, type UserMappingRow, userMappingRows } from '../shared-entities.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange } from '../types.js';
 import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
 import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
 
@@ -62,10 +61,10 @@ function parseLine(text: string): JournalLine {
  */
 const MUTATION_POLL_MS = 20;
 
-export class ClickHouseEngine extends IdentityLookups implements Engine, UserData, StreamedEvents, CohortMembers {
+export class ClickHouseEngine extends SharedEntityEngine implements Engine, UserData, StreamedEvents, CohortMembers {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
-  private readonly entities: SharedEntities;
+  protected readonly entities: SharedEntities;
   /** The last version given to a cohort membership or user mapping row. */
   private lastVersion = 0;
 
@@ -435,13 +434,7 @@ export class ClickHouseEngine extends IdentityLookups implements Engine, UserDat
     return this.serial(() => this.loadLock.hold(async () => {
       await this.catchUp();
       const batch = this.identities.begin();
-      const rows: [number, number, number | null, string, string | null][] = [];
-      for (const appId of appIds) {
-        for (const { userId, globalUserId } of changes) {
-          const from = batch.resolve(appId, userId, null)!;
-          rows.push([appId, from, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]);
-        }
-      }
+      const rows = userMappingRows(batch, appIds, changes);
       const name = `${MAPPING_RECORD}${randomUUID()}`;
       await this.persistIdentities(batch, name, this.lastIngestSeq + 1);
       const version = await this.recordChange(name);
@@ -456,26 +449,6 @@ export class ClickHouseEngine extends IdentityLookups implements Engine, UserDat
     if (svcIds.length === 0) return new Set();
     const rows = await this.store.query(`SELECT DISTINCT svc_id FROM events WHERE app_id = ${Math.trunc(appId)} AND svc_id IN (${integers(svcIds)})`);
     return new Set(rows.map((r) => Number(r.svc_id)));
-  }
-
-  stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
-    return this.entities.stagingDeletionJob(appId, today);
-  }
-
-  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void> {
-    return this.entities.addDeletionEntries(appId, day, entries);
-  }
-
-  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]> {
-    return this.entities.deletionJobs(appId, fromDay, toDay);
-  }
-
-  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean> {
-    return this.entities.removeDeletionEntry(appId, day, svcId);
-  }
-
-  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]> {
-    return this.entities.dueDeletionJobs(today);
   }
 
   /** The devices of these users (their own or joined to them), by their latest rows. */
@@ -518,24 +491,6 @@ export class ClickHouseEngine extends IdentityLookups implements Engine, UserDat
       this.identities.forget(appId, new Set(svcIds));
       this.lastIngestSeq = await this.recordChange(`scrub:${Math.trunc(appId)}:${day}`);
     }));
-  }
-
-  async userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
-    const views = new Map<string, UserMappingView>();
-    for (const userId of userIds) {
-      const svcId = this.identities.userSvcId(appId, userId);
-      if (svcId === undefined) continue;
-      views.set(userId, { svcId, ...(await this.entities.mappingsOf(appId, svcId)) });
-    }
-    return views;
-  }
-
-  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
-    return this.entities.feedbackItem(appId, sourceId, uniqueId);
-  }
-
-  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
-    return this.entities.upsertFeedbackItems(appId, sourceId, items, now);
   }
 
   async profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Properties>> {
@@ -604,7 +559,7 @@ export class ClickHouseEngine extends IdentityLookups implements Engine, UserDat
   }
 
   /** The mappings as reporting reads them (`entities` keeps the user ids): written after the shared store's. */
-  private async mirrorUserMappings(rows: [number, number, number | null, string, string | null][]): Promise<void> {
+  private async mirrorUserMappings(rows: UserMappingRow[]): Promise<void> {
     const version = this.nextVersion();
     await this.insert('user_mappings', rows.map(([appId, from, to]) => ({ app_id: appId, from_svc: from, to_svc: to, version })));
   }

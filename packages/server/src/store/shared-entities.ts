@@ -1,10 +1,23 @@
-// The entities the ClickHouse engine keeps in a shared SQL store (PostgreSQL in production,
-// any SqlSession in tests): deletion jobs, user mappings and feedback (cohort memberships, and a
-// mirror of the mappings for reporting, are ClickHouse tables: tables.ts).
+// The entities both engines keep in SQL through a SqlSession: deletion jobs, user mappings and
+// feedback. The DuckDB engine keeps them in its own database (its session), the ClickHouse
+// engine in a shared SQL store (PostgreSQL in production), beside its cohort memberships and
+// a mirror of the mappings for reporting in ClickHouse (clickhouse/tables.ts).
 // Their SQL is portable between PostgreSQL and DuckDB: `$n` placeholders, ON CONFLICT, RETURNING.
-import type { DeletionEntry, DeletionJobRecord, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem } from '../types.js';
+import type { IdentityBatch } from '../ingest/identity.js';
+import { IdentityLookups } from './identity-lookups.js';
+import type { DeletionEntry, DeletionJobRecord, EntityStore, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
 type Session = Omit<SqlSession, 'transaction'>;
+
+/** A mapping to store: project, from `svc_id`, to `svc_id` (null: unmapped), their user ids. */
+export type UserMappingRow = [appId: number, from: number, to: number | null, fromUser: string, toUser: string | null];
+
+/** The rows of mapping changes in every project of `appIds`; both users get an `svc_id` in `batch` if they have none. */
+export function userMappingRows(batch: IdentityBatch, appIds: number[], changes: UserMappingChange[]): UserMappingRow[] {
+  return appIds.flatMap((appId) =>
+    changes.map(({ userId, globalUserId }): UserMappingRow => [appId, batch.resolve(appId, userId, null)!, globalUserId === null ? null : batch.resolve(appId, globalUserId, null)!, userId, globalUserId]),
+  );
+}
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS deletion_jobs (app_id INTEGER, day VARCHAR, scrubbed_on VARCHAR, PRIMARY KEY (app_id, day))',
@@ -23,7 +36,12 @@ export class SharedEntities {
 
   constructor(readonly sql: SqlSession) {}
 
-  private async tables(): Promise<void> {
+  /**
+   * Creates the tables once. An engine whose session runs one statement sequence at a time
+   * (DuckDB) calls it at open: inside its own transaction the creation would wait for the
+   * transaction to end.
+   */
+  async tables(): Promise<void> {
     this.ready ??= (async () => {
       for (const statement of SCHEMA) await this.sql.run(statement);
     })();
@@ -38,6 +56,13 @@ export class SharedEntities {
   async transaction<T>(work: (session: Session) => Promise<T>): Promise<T> {
     await this.tables();
     return this.sql.transaction(work);
+  }
+
+  /** `work` in the caller's transaction (`session`) when given one, else in a transaction of its own. */
+  private async within<T>(session: Session | undefined, work: (session: Session) => Promise<T>): Promise<T> {
+    if (!session) return this.transaction(work);
+    await this.tables();
+    return work(session);
   }
 
   async stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
@@ -80,9 +105,9 @@ export class SharedEntities {
     return rows.map((r) => ({ appId: Number(r.app_id), day: r.day as string }));
   }
 
-  /** Removes the users' mappings and records the scrub. */
-  async recordScrub(appId: number, day: string, svcIds: number[], today: string): Promise<void> {
-    await this.transaction(async (tx) => {
+  /** Removes the users' mappings and records the scrub (in `session`'s transaction, if given). */
+  recordScrub(appId: number, day: string, svcIds: number[], today: string, session?: Session): Promise<void> {
+    return this.within(session, async (tx) => {
       if (svcIds.length > 0) {
         const list = placeholders(2, svcIds.length);
         await tx.run(`DELETE FROM user_mappings WHERE app_id = $1 AND (from_svc IN (${list}) OR to_svc IN (${list}))`, [appId, ...svcIds]);
@@ -91,9 +116,9 @@ export class SharedEntities {
     });
   }
 
-  /** Stores mappings (`to` null: unmapped). */
-  applyUserMappings(rows: [number, number, number | null, string, string | null][]): Promise<void> {
-    return this.transaction(async (tx) => {
+  /** Stores mappings (`to` null: unmapped), in `session`'s transaction if given. */
+  applyUserMappings(rows: UserMappingRow[], session?: Session): Promise<void> {
+    return this.within(session, async (tx) => {
       for (const [appId, from, to, fromUser, toUser] of rows) {
         await tx.run('DELETE FROM user_mappings WHERE app_id = $1 AND from_svc = $2', [appId, from]);
         if (to !== null) await tx.run('INSERT INTO user_mappings VALUES ($1, $2, $3, $4, $5)', [appId, from, to, fromUser, toUser]);
@@ -138,5 +163,51 @@ export class SharedEntities {
         }
       }
     });
+  }
+}
+
+/** The EntityStore methods both engines answer from their SharedEntities alone. */
+export abstract class SharedEntityEngine
+  extends IdentityLookups
+  implements Pick<EntityStore, 'stagingDeletionJob' | 'addDeletionEntries' | 'deletionJobs' | 'removeDeletionEntry' | 'dueDeletionJobs' | 'userMappings' | 'feedbackItem' | 'upsertFeedbackItems'>
+{
+  protected abstract readonly entities: SharedEntities;
+
+  stagingDeletionJob(appId: number, today: string): Promise<string | undefined> {
+    return this.entities.stagingDeletionJob(appId, today);
+  }
+
+  addDeletionEntries(appId: number, day: string, entries: DeletionEntry[]): Promise<void> {
+    return this.entities.addDeletionEntries(appId, day, entries);
+  }
+
+  deletionJobs(appId: number, fromDay: string, toDay: string): Promise<DeletionJobRecord[]> {
+    return this.entities.deletionJobs(appId, fromDay, toDay);
+  }
+
+  removeDeletionEntry(appId: number, day: string, svcId: number): Promise<boolean> {
+    return this.entities.removeDeletionEntry(appId, day, svcId);
+  }
+
+  dueDeletionJobs(today: string): Promise<{ appId: number; day: string }[]> {
+    return this.entities.dueDeletionJobs(today);
+  }
+
+  async userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>> {
+    const views = new Map<string, UserMappingView>();
+    for (const userId of userIds) {
+      const svcId = this.identities.userSvcId(appId, userId);
+      if (svcId === undefined) continue;
+      views.set(userId, { svcId, ...(await this.entities.mappingsOf(appId, svcId)) });
+    }
+    return views;
+  }
+
+  feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined> {
+    return this.entities.feedbackItem(appId, sourceId, uniqueId);
+  }
+
+  upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void> {
+    return this.entities.upsertFeedbackItems(appId, sourceId, items, now);
   }
 }
