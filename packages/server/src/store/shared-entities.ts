@@ -126,6 +126,11 @@ export class SharedEntities {
     });
   }
 
+  /** Every project's current mappings, `[app_id, from_svc, to_svc]`. */
+  async allUserMappings(): Promise<[number, number, number][]> {
+    return (await this.rows('SELECT app_id, from_svc, to_svc FROM user_mappings')).map((r) => [Number(r.app_id), Number(r.from_svc), Number(r.to_svc)]);
+  }
+
   async mappingsOf(appId: number, svcId: number): Promise<{ mappedFrom: { svcId: number; userId: string }[]; mappedTo: { svcId: number; userId: string }[] }> {
     const mapped = async (sql: string) => (await this.rows(sql, [appId, svcId])).map((r) => ({ svcId: Number(r.svc_id), userId: r.user_id as string }));
     return {

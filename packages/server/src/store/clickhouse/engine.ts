@@ -92,6 +92,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId);
       await engine.removeTornSegments();
       await engine.readIdentities();
+      await engine.reconcileUserMappings();
       return engine;
     });
   }
@@ -559,9 +560,31 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   /** The mappings as reporting reads them (`entities` keeps the user ids): written after the shared store's. */
-  private async mirrorUserMappings(rows: UserMappingRow[]): Promise<void> {
+  private async mirrorUserMappings(rows: readonly (readonly [appId: number, from: number, to: number | null, ...unknown[]])[]): Promise<void> {
     const version = this.nextVersion();
     await this.insert('user_mappings', rows.map(([appId, from, to]) => ({ app_id: appId, from_svc: from, to_svc: to, version })));
+  }
+
+  /**
+   * The mirror takes the shared store's mappings where they differ: a process that ended
+   * between the two writes of a mapping (or of a scrub) left the mirror behind.
+   */
+  private async reconcileUserMappings(): Promise<void> {
+    const shared = new Map<string, number>();
+    for (const [appId, from, to] of await this.entities.allUserMappings()) shared.set(`${appId}:${from}`, to);
+    const mirrored = await this.store.query('SELECT app_id, from_svc, tupleElement(argMax(tuple(to_svc), version), 1) AS to_svc FROM user_mappings GROUP BY app_id, from_svc');
+    const stale: [number, number, number | null][] = [];
+    for (const row of mirrored) {
+      const key = `${row.app_id}:${row.from_svc}`;
+      const to = row.to_svc === null ? null : Number(row.to_svc);
+      if ((shared.get(key) ?? null) !== to) stale.push([Number(row.app_id), Number(row.from_svc), shared.get(key) ?? null]);
+      shared.delete(key);
+    }
+    for (const [key, to] of shared) {
+      const [appId, from] = key.split(':').map(Number) as [number, number];
+      stale.push([appId, from, to]);
+    }
+    if (stale.length > 0) await this.mirrorUserMappings(stale);
   }
 
   /** The deleted users leave their cohorts and mappings (both directions). */
