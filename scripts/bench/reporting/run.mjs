@@ -169,7 +169,8 @@ const allCases = [
     // and entry day the furthest, then earliest path; per user the best of those. Each path is one
     // number that sorts as that rule does and carries the step times (depth | 2^42 - entry time |
     // cart - entry | purchase - cart), so the winners are plain max(). One row per day and one for the range.
-    duckdb: `WITH s AS (SELECT svc_id, time, event_type FROM events WHERE app_id = ${project.app_id} AND time >= ${START} AND time < ${START + DAYS * DAY + FUNNEL_WINDOW}
+    // `s` unmaterialized: each reader scans the events again with its event type pushed down (faster here).
+    duckdb: `WITH s AS NOT MATERIALIZED (SELECT svc_id, time, event_type FROM events WHERE app_id = ${project.app_id} AND time >= ${START} AND time < ${START + DAYS * DAY + FUNNEL_WINDOW}
        AND event_type IN ('View Item', 'Add to Cart', 'Purchase')),
      carts AS (SELECT c.svc_id, c.time AS t1, p.time AS t2 FROM s c ASOF LEFT JOIN (SELECT svc_id, time FROM s WHERE event_type = 'Purchase') p ON p.svc_id = c.svc_id AND p.time >= c.time
        WHERE c.event_type = 'Add to Cart'),
