@@ -244,11 +244,12 @@ export class DuckDbDialect implements Dialect {
     // depth (4 bits) | 2^47 - 1 - k0 (47 bits; k < 2^47 for times before the year 2300 with at most 10
     // steps) | o1 (35 bits) | o2 (35 bits): the largest key is the furthest, then earliest path of a
     // user, and carries its first two offsets. The max of one number is much cheaper than arg_max
-    // over structs; further offsets and the group value follow the key by arg_max.
+    // over structs; further offsets and the group value follow the key (arg_max_null: arg_max would
+    // skip a winner whose group value is NULL).
     const winnerKey = [`(depth::HUGEINT << 117)`, `((${2 ** 47 - 1} - k0)::HUGEINT << 70)`, ...packed.map((k) => `(${offset(k)})::HUGEINT << ${35 * (2 - k)}`)].map((part) => `(${part})`).join(' | ');
     const followers = [...unpacked.map((k) => `o${k}`), ...(grouped ? ['g'] : [])];
     const winners = (rows: string, groups: string) =>
-      `SELECT ${groups}, max(key) AS key${followers.map((column) => `, arg_max(${column}, key) AS ${column}`).join('')} FROM ${rows} GROUP BY ${groups}`;
+      `SELECT ${groups}, max(key) AS key${followers.map((column) => `, arg_max_null(${column}, key) AS ${column}`).join('')} FROM ${rows} GROUP BY ${groups}`;
     const mask = 2 ** 35 - 1;
     const decoded = (row: string) =>
       [`(${row}.key >> 117)::INTEGER AS depth`, ...packed.map((k) => `((${row}.key >> ${35 * (2 - k)}) & ${mask})::BIGINT AS o${k}`), ...unpacked.map((k) => `${row}.o${k} AS o${k}`)].join(', ');
