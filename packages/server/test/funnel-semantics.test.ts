@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DuckDbDialect } from '../src/reporting/query/duckdb-dialect.js';
+import type { PropertyRef } from '../src/reporting/query/model.js';
 import { funnel, type FunnelMode } from '../src/reporting/runners/funnels.js';
 import { reportRange } from '../src/reporting/time.js';
 import { startServer, type RunningServer } from '../src/server.js';
@@ -26,16 +27,16 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** One user's events `[event_type, minutes after T0]` in their own project, then the funnel of `steps`. */
-async function funnelOf(events: [string, number][], steps: string[], mode: FunnelMode, windowMinutes = 100) {
+/** One user's events `[event_type, minutes after T0, event properties?]` in their own project, then the funnel of `steps`. */
+async function funnelOf(events: [string, number, Record<string, unknown>?][], steps: string[], mode: FunnelMode, windowMinutes = 100, groupBy?: PropertyRef) {
   const project = server.tenancy.createProject(server.tenancy.createOrganization('Funnels').id, 'Funnels');
-  const body = { api_key: project.api_key, events: events.map(([event_type, minutes], i) => ({ event_type, user_id: 'user-0001', time: T0 + minutes * MINUTE, insert_id: `e-${i}` })) };
+  const body = { api_key: project.api_key, events: events.map(([event_type, minutes, event_properties], i) => ({ event_type, user_id: 'user-0001', time: T0 + minutes * MINUTE, insert_id: `e-${i}`, event_properties })) };
   expect((await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(200);
   await server.store.flush();
   const ctx = { appId: project.app_id, timeZone: 'UTC', dialect: new DuckDbDialect(), query: (sql: string) => server.store.query(sql), queryChunks: (sql: string) => server.store.queryChunks(sql), now: () => T0 + 3 * DAY };
-  const result = await funnel(ctx, { range, steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: windowMinutes * 60, segment: [], limit: 100 });
+  const result = await funnel(ctx, { range, steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: windowMinutes * 60, segment: [], groupBy, limit: 100 });
   const [group] = result.groups;
-  return { reached: group!.total.reached, medianTimes: group!.total.medianTimes.map((ms) => ms / MINUTE), byDay: group!.byDay.map((day) => day.reached) };
+  return { groupValue: group!.groupValue, reached: group!.total.reached, medianTimes: group!.total.medianTimes.map((ms) => ms / MINUTE), byDay: group!.byDay.map((day) => day.reached) };
 }
 
 test('ordered: later steps after the previous one within the window, other events between allowed', async () => {
@@ -65,6 +66,12 @@ test('a user counts on each entry day, with that day’s best path, in the group
   const events: [string, number][] = [['A', 0], ['A', 24 * 60 + 1], ['B', 24 * 60 + 30]];
   expect(await funnelOf(events, ['A', 'B'], 'ordered', 3 * 24 * 60)).toMatchObject({ reached: [1, 1], byDay: [[1, 1], [1, 1], [0, 0]] });
   expect(await funnelOf(events, ['A', 'B'], 'ordered', 60)).toMatchObject({ reached: [1, 1], byDay: [[1, 0], [1, 1], [0, 0]] });
+});
+
+test.each(['ordered', 'sequential'] as const)('%s: the group is the winning entry’s value, also when it has none', async (mode) => {
+  // The first entry (shelf "top") times out before B; the second, without a shelf, wins.
+  const events: [string, number, Record<string, unknown>?][] = [['A', 0, { shelf: 'top' }], ['A', 50], ['B', 120]];
+  expect(await funnelOf(events, ['A', 'B'], mode, 100, { kind: 'event', name: 'shelf' })).toMatchObject({ groupValue: '(none)', reached: [1, 1] });
 });
 
 test('one event matching two steps counts once; events of the same time count in step order', async () => {

@@ -225,11 +225,11 @@ export class DuckDbDialect implements Dialect {
    * From every entry the earliest following event of step 2, then of step 3 after it…
    * (sequential: the very next event), by ASOF joins on the order key `k`. Each later step's
    * events are joined to the path on from them once (c<k>, from the last step back), so an
-   * entry joins step 2 only. Winners by a rank: depth first, then the earliest entry.
+   * entry joins step 2 only. Winners by one HUGEINT key per path (`winnerKey`): depth first,
+   * then the earliest entry.
    */
   chainedFunnel({ steps, windowMs, sequential, entriesEndMs, grouped, events }: ChainedFunnel): string {
     const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
-    const times = Array.from({ length: steps }, (_, k) => `t${k}`);
     // The user's next event of `table` after `previous` (sequential: the very next one), NULLs when none.
     const next = (table: string, previous: string, alias: string) =>
       sequential
@@ -237,17 +237,32 @@ export class DuckDbDialect implements Dialect {
         : `ASOF LEFT JOIN ${table} ${alias} ON ${alias}.svc_id = ${previous}.svc_id AND ${alias}.k > ${previous}.k`;
     const within = (k: number) => later.filter((j) => j <= k).map((j) => `j1.t${j} <= j0.time + ${windowMs}`).join(' AND ');
     const depth = ['1', ...later.map((k) => `coalesce(${within(k)}, false)::INTEGER`)].join(' + ');
-    // `k` < 2^47 for times before the year 2300 with at most 10 steps.
-    const rank = (struct: string) => `${struct}depth * ${2 ** 47} - ${struct}k0`;
+    // Offsets of the steps reached from the entry (0 for the others): at most the window, below 2^35 ms.
+    const offset = (k: number) => `CASE WHEN depth > ${k} THEN t${k} - t0 ELSE 0 END`;
+    const packed = later.filter((k) => k <= 2);
+    const unpacked = later.filter((k) => k > 2);
+    // depth (4 bits) | 2^47 - 1 - k0 (47 bits; k < 2^47 for times before the year 2300 with at most 10
+    // steps) | o1 (35 bits) | o2 (35 bits): the largest key is the furthest, then earliest path of a
+    // user, and carries its first two offsets. The max of one number is much cheaper than arg_max
+    // over structs; further offsets and the group value follow the key (arg_max_null: arg_max would
+    // skip a winner whose group value is NULL).
+    const winnerKey = [`(depth::HUGEINT << 117)`, `((${2 ** 47 - 1} - k0)::HUGEINT << 70)`, ...packed.map((k) => `(${offset(k)})::HUGEINT << ${35 * (2 - k)}`)].map((part) => `(${part})`).join(' | ');
+    const followers = [...unpacked.map((k) => `o${k}`), ...(grouped ? ['g'] : [])];
+    const winners = (rows: string, groups: string) =>
+      `SELECT ${groups}, max(key) AS key${followers.map((column) => `, arg_max_null(${column}, key) AS ${column}`).join('')} FROM ${rows} GROUP BY ${groups}`;
+    const mask = 2 ** 35 - 1;
+    const decoded = (row: string) =>
+      [`(${row}.key >> 117)::INTEGER AS depth`, ...packed.map((k) => `((${row}.key >> ${35 * (2 - k)}) & ${mask})::BIGINT AS o${k}`), ...unpacked.map((k) => `${row}.o${k} AS o${k}`)].join(', ');
+    const transition = (k: number) => (k === 1 ? 'o1' : `o${k} - o${k - 1}`);
+    const whole = steps === 1 ? '0' : `o${steps - 1}`;
     const measures = (filter: string) =>
       [
         ...Array.from({ length: steps }, (_, k) => `count(*) FILTER (WHERE depth > ${k}) AS r${k}`),
-        ...later.flatMap((k) => [`median(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS m${k}`, `avg(t${k} - t${k - 1}) FILTER (WHERE depth > ${k}) AS a${k}`]),
-        `median(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS m0`,
-        `avg(t${steps - 1} - t0) FILTER (WHERE depth = ${steps}) AS a0`,
+        ...later.flatMap((k) => [`median(${transition(k)}) FILTER (WHERE depth > ${k}) AS m${k}`, `avg(${transition(k)}) FILTER (WHERE depth > ${k}) AS a${k}`]),
+        `median(${whole}) FILTER (WHERE depth = ${steps}) AS m0`,
+        `avg(${whole}) FILTER (WHERE depth = ${steps}) AS a0`,
         filter,
       ].join(', ');
-    const columns = (struct: string) => [...times, 'depth'].map((field) => `${struct}.${field} AS ${field}`).join(', ');
     const chain = [...later].reverse().map((k) => {
       const rest = later.filter((j) => j > k);
       const ofStep = `(SELECT svc_id, k, time FROM ev WHERE f${k}) s`;
@@ -255,21 +270,22 @@ export class DuckDbDialect implements Dialect {
         ? `c${k} AS (SELECT svc_id, k, time AS t${k} FROM ${ofStep})`
         : `c${k} AS (SELECT s.svc_id, s.k, s.time AS t${k}, ${rest.map((j) => `n.t${j}`).join(', ')} FROM ${ofStep} ${next(`c${k + 1}`, 's', 'n')})`;
     });
-    const used = ['svc_id', 'k', 'time', 'bucket', ...times.map((_, k) => `f${k}`), ...(grouped ? ['p0'] : [])];
+    const used = ['svc_id', 'k', 'time', 'bucket', ...Array.from({ length: steps }, (_, k) => `f${k}`), ...(grouped ? ['p0'] : [])];
+    // Without a group-by, a day's rows need nothing of the user's overall winner.
+    const dayRows = grouped ? `(SELECT best.g, d.bucket, ${decoded('d')} FROM best_of_day d JOIN best USING (svc_id))` : `(SELECT NULL::VARCHAR AS g, bucket, ${decoded('best_of_day')} FROM best_of_day)`;
     // Only the columns used: a CTE read several times is materialized with every column it selects. Ordered
     // funnels scan the events once per step instead (each scan filtered to its step by pushdown), which
     // is faster than materializing them; a sequential funnel's positions are a window over every event
     // of the user, computed once.
     return `WITH ev AS ${sequential ? '' : 'NOT MATERIALIZED '}(SELECT ${used.join(', ')} FROM (${events})),
-    j0 AS (SELECT svc_id, k, time, bucket, ${grouped ? 'p0' : 'NULL::VARCHAR'} AS g FROM ev WHERE f0 AND time < ${entriesEndMs}),
+    j0 AS (SELECT svc_id, k, time, bucket${grouped ? ', p0 AS g' : ''} FROM ev WHERE f0 AND time < ${entriesEndMs}),
     ${chain.map((c) => `${c},`).join('\n    ')}
-    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket, j0.g, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
+    paths AS (SELECT j0.svc_id, j0.k AS k0, j0.bucket${grouped ? ', j0.g' : ''}, ${[`j0.time AS t0`, ...later.map((k) => `j1.t${k}`)].join(', ')}, ${depth} AS depth
       FROM j0 ${later.length > 0 ? next('c1', 'j0', 'j1') : ''}),
-    best_of_day AS (SELECT svc_id, bucket, arg_max(struct_pack(g, k0, ${times.join(', ')}, depth), ${rank('')}) AS b FROM paths GROUP BY svc_id, bucket),
-    best AS (SELECT svc_id, arg_max(b, ${rank('b.')}) AS b FROM best_of_day GROUP BY svc_id)
-    SELECT b.g AS g, NULL AS day, ${measures('true AS whole')} FROM (SELECT b.g, ${columns('b')} FROM best) b GROUP BY b.g
-    UNION ALL SELECT g, ${this.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')}
-      FROM (SELECT best.b.g AS g, d.bucket, ${columns('d.b')} FROM best_of_day d JOIN best USING (svc_id)) GROUP BY g, bucket`;
+    best_of_day AS (${winners(`(SELECT svc_id, bucket${grouped ? ', g' : ''}, ${winnerKey} AS key${unpacked.map((k) => `, ${offset(k)} AS o${k}`).join('')} FROM paths)`, 'svc_id, bucket')}),
+    best AS (${winners('best_of_day', 'svc_id')})
+    SELECT ${grouped ? 'g' : 'NULL::VARCHAR AS g'}, NULL AS day, ${measures('true AS whole')} FROM (SELECT ${grouped ? 'best.g, ' : ''}${decoded('best')} FROM best) GROUP BY ALL
+    UNION ALL SELECT g, ${this.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')} FROM ${dayRows} GROUP BY g, bucket`;
   }
 
   /** Grouping sets: one pass over the source. */
