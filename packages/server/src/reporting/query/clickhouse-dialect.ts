@@ -195,16 +195,22 @@ export class ClickHouseDialect implements Dialect {
    * time and memory. The winner per user and day, then per user (furthest, then earliest), in
    * `argMax` of tuples; medians from the sorted transition times (interpolated, as DuckDB's).
    */
-  chainedFunnel({ steps, windowMs, sequential, userLists }: ChainedFunnel): string {
+  chainedFunnel({ steps, windowMs, sequential, grouped, stepEvents }: ChainedFunnel): string {
     const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
     const times = Array.from({ length: steps }, (_, k) => `t${k}`);
+    // Each user's events in one list, sorted once: by time, first step, then ingestion (unique per event).
+    const fieldsOfEvent = ['time', 'first_step', 'ingest_seq', 'mask', 'entry', 'bucket', grouped ? 'p0' : "nullif('', '')"];
+    const listOf = (list: string, field: string) => `arrayMap(x -> tupleElement(x, ${fieldsOfEvent.indexOf(field) + 1}), user_events) AS ${list}`;
+    const userLists = `SELECT svc_id, ${listOf('at', 'time')}, ${listOf('masks', 'mask')}, ${listOf('entries', 'entry')}, ${listOf('days', 'bucket')}, ${listOf('groups', fieldsOfEvent[6]!)}
+      FROM (SELECT svc_id, arraySort(groupArray(tuple(${fieldsOfEvent.join(', ')}))) AS user_events FROM (${stepEvents}) GROUP BY svc_id HAVING max(entry))`;
     const chains = sequential ? sequentialChains(steps) : orderedChains(steps);
     // k0: the entry's position (the earliest wins among equals).
     const entryLists = [`arrayFilter((i, e) -> e != 0, arrayEnumerate(entries), entries)`, ...['days', 'groups'].map((list) => `arrayFilter((x, e) -> e != 0, ${list}, entries)`), ...times.map((t) => `${t}_of_entries`)];
-    const fieldsOfEntry = ['k0', 'day', 'g', ...times];
+    const fieldsOfEntry = ['k0', 'bucket', 'g', ...times];
     const entriesOfUsers = `SELECT svc_id, arrayJoin(arrayMap((${fieldsOfEntry.join(', ')}) -> tuple(${fieldsOfEntry.join(', ')}), ${entryLists.join(', ')})) AS e FROM (${chains(userLists)})`;
     const depth = ['1', ...later.map((k) => `(t${k} <= t0 + ${windowMs})`)].join(' + ');
-    const paths = `SELECT svc_id, ${fieldsOfEntry.map((field, i) => `tupleElement(e, ${i + 1}) AS ${field}`).join(', ')}, ${depth} AS depth FROM (${entriesOfUsers})`;
+    const entryFields = fieldsOfEntry.map((field, i) => `tupleElement(e, ${i + 1}) AS ${field}`);
+    const paths = `SELECT svc_id, ${entryFields.join(', ')}, ${this.bucketLabel('bucket', 'day')} AS day, ${depth} AS depth FROM (${entriesOfUsers})`;
     const fields = ['k0', 'g', 'depth', ...Array.from({ length: steps }, (_, k) => `t${k}`)];
     // The winner: the furthest, then the earliest entry (k0 a position, under 10^9).
     const rank = (tuple: string) => `tupleElement(${tuple}, 3) * 1000000000 - tupleElement(${tuple}, 1)`;
@@ -366,8 +372,8 @@ const hasStep = (mask: string, k: number) => `bitAnd(${mask}, ${2 ** k}) != 0`;
 
 /**
  * A SELECT of each user's `svc_id, entries, days, groups` and, per step k, `t<k>_of_entries`:
- * the time of step k on the path of each entry (MISSING when not reached), from the user lists.
- * `at`: the times as integers.
+ * the time of step k on the path of each entry (MISSING when not reached), from each user's
+ * lists in event order (`at` times, `masks`, `entries`, `days` buckets, `groups`).
  */
 type Chains = (userLists: string) => string;
 
@@ -384,7 +390,7 @@ function orderedChains(steps: number): Chains {
   const passed = ['svc_id', 'entries', 'days', 'groups', 'masks', 'at', 'keys'];
   // Keys are even for a step-k event, odd (one more) for a step-(k-1) event of the same moment.
   const base = (userLists: string) =>
-    `SELECT svc_id, entries, days, groups, masks, arrayMap(t -> toInt64(t), times) AS at, arrayMap((t, m) -> (t * ${steps + 1} + ${firstStep}) * 2, at, masks) AS keys FROM (${userLists})`;
+    `SELECT svc_id, entries, days, groups, masks, at, arrayMap((t, m) -> (t * ${steps + 1} + ${firstStep}) * 2, at, masks) AS keys FROM (${userLists})`;
   const ofStep = (k: number, list: string) => (k === 0 ? `arrayFilter((x, e) -> e != 0, ${list}, entries)` : `arrayFilter((x, m) -> ${hasStep('m', k)}, ${list}, masks)`);
   return (userLists) => {
     const last = steps - 1;
@@ -410,7 +416,7 @@ function sequentialChains(steps: number): Chains {
   return (userLists) => {
     const last = steps - 1;
     const passed = ['svc_id', 'entries', 'days', 'groups', 'at', 'next_masks'];
-    let chains = `SELECT svc_id, entries, days, groups, arrayMap(t -> toInt64(t), times) AS at, arrayPushBack(arrayPopFront(masks), toInt64(0)) AS next_masks, at AS c${last}_t${last} FROM (${userLists})`;
+    let chains = `SELECT svc_id, entries, days, groups, at, arrayPushBack(arrayPopFront(masks), toInt64(0)) AS next_masks, at AS c${last}_t${last} FROM (${userLists})`;
     for (let k = last; k >= 1; k--) {
       const path = Array.from({ length: steps - k }, (_, i) => k + i);
       const next = path.map((j) => `arrayMap((m, v) -> if(${hasStep('m', k)}, v, ${MISSING}), next_masks, arrayPushBack(arrayPopFront(c${k}_t${j}), ${MISSING})) AS c${k - 1}_t${j}`);
