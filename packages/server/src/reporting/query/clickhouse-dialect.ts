@@ -230,7 +230,9 @@ export class ClickHouseDialect implements Dialect {
       median('0', `t${steps - 1} - t0`, `depth = ${steps}`),
       average('0', `t${steps - 1} - t0`, `depth = ${steps}`),
     ].join(', ');
-    return `SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole`;
+    // The sorted lists of times stay in the server: only the measures are answered.
+    const answered = ['g', 'day', 'whole', ...Array.from({ length: steps }, (_, k) => [`r${k}`, `m${k}`, `a${k}`]).flat()];
+    return `SELECT ${answered.join(', ')} FROM (SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole)`;
   }
 
   /**
