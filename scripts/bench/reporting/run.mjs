@@ -143,6 +143,15 @@ const day = { duckdb: 'date_trunc(\'day\', make_timestamp(time * 1000))', clickh
 const sessionsInRange = `app_id = ${project.app_id} AND session_id >= ${START} AND session_id < ${START + DAYS * DAY}`;
 const FUNNEL_WINDOW = DAY;
 
+/** Whether a funnel answer has these counts, medians and averages (`r<k>`, `m<k>`, `a<k>`) per day and over the range (day 'range'). */
+function funnelAgrees(answer, rowsByDay) {
+  const [element] = answer.data;
+  const byDay = new Map(rowsByDay);
+  const counts = (row) => (row ? [[row.r0, row.r1, row.r2], [row.m0, row.m1, row.m2], [row.a0, row.a1, row.a2]].map((values) => values.map((v) => Math.round(Number(v ?? 0)))) : [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+  const expected = [['range', [element.cumulativeRaw, element.medianTransTimes, element.avgTransTimes]], ...element.dayFunnels.xValues.map((day, i) => [day, [element.dayFunnels.series[i], element.dayMedianTransTimes.series[i], element.dayAvgTransTimes.series[i]]])];
+  return byDay.size <= expected.length && expected.every(([day, values]) => JSON.stringify(counts(byDay.get(day))) === JSON.stringify(values));
+}
+
 // Each operation, then the same question as hand-written SQL for each engine: per day and over
 // the whole range (`seriesCollapsed`). ClickHouse 18.16 has no GROUPING SETS, no common table
 // expressions and no joins on inequalities: totals come from WITH TOTALS or a second GROUP BY,
@@ -184,19 +193,41 @@ const allCases = [
        median(d1) FILTER (WHERE depth > 1) AS m1, median(d2) FILTER (WHERE depth > 2) AS m2, median(d1 + d2) FILTER (WHERE depth > 2) AS m0,
        avg(d1) FILTER (WHERE depth > 1) AS a1, avg(d2) FILTER (WHERE depth > 2) AS a2, avg(d1 + d2) FILTER (WHERE depth > 2) AS a0
      FROM (SELECT day, (key >> 112)::INT AS depth, ((key >> 35) & ${2 ** 35 - 1})::BIGINT AS d1, (key & ${2 ** 35 - 1})::BIGINT AS d2 FROM winners) GROUP BY day`,
-    // Whether the endpoint's answer has the hand SQL's counts, medians and averages (rows per day number, NULL: the range).
-    agrees: { duckdb: (answer, rows) => {
-      const [element] = answer.data;
-      const byDay = new Map(rows.map((row) => [row.day === null ? 'range' : new Date(Number(row.day) * DAY).toISOString().slice(0, 10), row]));
-      const counts = (row) => (row ? [[row.r0, row.r1, row.r2], [row.m0, row.m1, row.m2], [row.a0, row.a1, row.a2]].map((values) => values.map((v) => Math.round(Number(v ?? 0)))) : [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
-      const expected = [['range', [element.cumulativeRaw, element.medianTransTimes, element.avgTransTimes]], ...element.dayFunnels.xValues.map((day, i) => [day, [element.dayFunnels.series[i], element.dayMedianTransTimes.series[i], element.dayAvgTransTimes.series[i]]])];
-      return rows.length <= expected.length && expected.every(([day, values]) => JSON.stringify(counts(byDay.get(day))) === JSON.stringify(values));
-    } },
-    // Every column a lambda reads is read by the query outside too: 18.16 otherwise drops it from the subquery ("Unknown identifier").
-    clickhouse: `SELECT countIf(t > 0) AS a, countIf(t2 > 0) AS b, countIf(t2 > 0 AND arrayExists(x -> x > t2 AND x <= t + ${FUNNEL_WINDOW}, buys)) AS c FROM (
-       SELECT t, buys, arraySort(arrayFilter(x -> x > t AND x <= t + ${FUNNEL_WINDOW}, carts))[1] AS t2 FROM (
-         SELECT svc_id, minIf(time, event_type = 'View Item') AS t, groupArrayIf(time, event_type = 'Add to Cart') AS carts, groupArrayIf(time, event_type = 'Purchase') AS buys
-         FROM events WHERE ${inRange} AND event_type IN ('View Item', 'Add to Cart', 'Purchase') GROUP BY svc_id HAVING countIf(event_type = 'View Item') > 0))`,
+    // Whether the endpoint's answer has the hand SQL's counts, medians and averages per day and over the range.
+    agrees: {
+      duckdb: (answer, rows) => funnelAgrees(answer, rows.map((row) => [row.day === null ? 'range' : new Date(Number(row.day) * DAY).toISOString().slice(0, 10), row])),
+      clickhouse: (answer, rows) =>
+        funnelAgrees(answer, rows.map((row) => [row.d === '1970-01-01' ? 'range' : row.d, {
+          r0: row.viewed, r1: row.carted, r2: row.bought, m0: row.median_whole, m1: row.median_view_cart, m2: row.median_cart_buy, a0: row.avg_whole, a1: row.avg_view_cart, a2: row.avg_cart_buy,
+        }])),
+    },
+    // The endpoint's question: every View Item in the range may enter; from each, the first Add to
+    // Cart at or after it, then the first Purchase at or after that (a later step at the same
+    // instant counts as after); a user's winning entry per day and over the range is the furthest,
+    // then the earliest; per entry day and over the range (d = 0): users per step, median
+    // (interpolated) and average times of each step and of the whole funnel. Each entry's path reads
+    // its user's sorted arrays of step times; the rows per entry come from arrayJoin. Every column
+    // a lambda reads is read by the query outside too: 18.16 otherwise drops it from the subquery.
+    clickhouse: `SELECT d, viewed, carted, bought, median_view_cart, avg_view_cart, median_cart_buy, avg_cart_buy, median_whole, avg_whole FROM (
+     SELECT d, count() AS viewed, countIf(depth >= 2) AS carted, countIf(depth = 3) AS bought,
+       ${[['view_cart', 't1 - t0', 'depth >= 2'], ['cart_buy', 't2 - t1', 'depth = 3'], ['whole', 't2 - t0', 'depth = 3']]
+         .map(([name, value, condition]) => `arraySort(groupArrayIf(${value}, ${condition})) AS s_${name}, (s_${name}[intDiv(length(s_${name}) + 1, 2)] + s_${name}[intDiv(length(s_${name}), 2) + 1]) / 2 AS median_${name}, avgIf(${value}, ${condition}) AS avg_${name}`)
+         .join(',\n       ')}
+     FROM (SELECT tupleElement(x, 1) AS d, tupleElement(x, 2) AS t0, tupleElement(x, 3) AS t1, tupleElement(x, 4) AS t2, tupleElement(x, 5) AS depth
+       FROM (SELECT arrayReverseSort(w -> tuple(tupleElement(w, 5), -tupleElement(w, 2)), days_best)[1] AS best,
+           arrayJoin(arrayPushFront(days_best, tuple(toDate(0), tupleElement(best, 2), tupleElement(best, 3), tupleElement(best, 4), tupleElement(best, 5)))) AS x
+         FROM (SELECT svc_id, groupArray(tuple(d, tupleElement(b, 1), tupleElement(b, 2), tupleElement(b, 3), tupleElement(b, 4))) AS days_best
+           FROM (SELECT svc_id, toDate(toDateTime(intDiv(t0, 1000), 'UTC')) AS d, argMax(tuple(t0, t1, t2, depth), depth * 10000000000000 - t0) AS b
+             FROM (SELECT svc_id, t0, arrayFirst(x -> x >= t0, carts) AS t1, arrayFirst(x -> x >= t1, buys) AS t2,
+                 1 + (t1 >= t0 AND t1 <= t0 + ${FUNNEL_WINDOW}) + (t1 >= t0 AND t2 >= t1 AND t2 <= t0 + ${FUNNEL_WINDOW}) AS depth
+               FROM (SELECT svc_id, arrayJoin(views) AS t0, carts, buys FROM (
+                 SELECT svc_id, groupArrayIf(time, event_type = 'View Item' AND time < ${START + DAYS * DAY}) AS views,
+                   arraySort(groupArrayIf(time, event_type = 'Add to Cart')) AS carts, arraySort(groupArrayIf(time, event_type = 'Purchase')) AS buys
+                 FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL AND time >= ${START} AND time < ${START + DAYS * DAY + FUNNEL_WINDOW}
+                   AND event_type IN ('View Item', 'Add to Cart', 'Purchase') GROUP BY svc_id HAVING length(views) > 0)))
+             GROUP BY svc_id, d)
+           GROUP BY svc_id)))
+     GROUP BY d) ORDER BY d`,
   },
   {
     name: 'active users/day',

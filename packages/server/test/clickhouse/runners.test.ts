@@ -190,6 +190,8 @@ describe.each(ZONES)('project time zone %s', (timeZone) => {
     ['ordered, four steps from noise, 30 days, by country', 'ordered', [selector('View Item'), selector('A'), selector('B'), selector('C')], 30 * 86_400, { kind: 'builtIn', name: 'country' }],
     ['ordered, a condition, ten minutes, by a property', 'ordered', [selector('A'), selector('B', [{ property: event('step_index'), op: 'less', values: ['2'] }]), selector('C')], 600, event('step_index')],
     ['ordered, repeated step, one day', 'ordered', [selector('A'), selector('A'), selector('B')], 86_400, undefined],
+    // An event of both steps is no step after itself (the last step's events of its own moment).
+    ['ordered, one step twice, one hour', 'ordered', [selector('A'), selector('A')], 3_600, undefined],
     ['sequential, two steps, one day', 'sequential', [selector('A'), selector('B')], 86_400, undefined],
     ['sequential, three steps, 30 days, by a property that is often missing', 'sequential', [selector('A'), selector('B'), selector('C')], 30 * 86_400, event('category')],
     ['sequential, four steps, seven days', 'sequential', [selector('View Item'), selector('A'), selector('B'), selector('C')], 7 * 86_400, undefined],

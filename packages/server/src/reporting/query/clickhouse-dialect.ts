@@ -193,35 +193,29 @@ export class ClickHouseDialect implements Dialect {
   orderedList = (value: string, orderBy: string[]) => `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray(tuple(${value}, tuple(${orderBy.join(', ')})))))`;
 
   /**
-   * Per user, from each entry (index i0) the index of the next step-k event after the one of
-   * step k-1 (i<k>, 0 when none; sequential: the very next event, if of step k); one row per
-   * entry by `arrayJoin`; the winner per user and day, then per user (furthest, then earliest),
-   * in `argMax` of tuples; medians from the sorted transition times (interpolated, as DuckDB's).
+   * Per user, from each entry the times of the steps on its path: the next step-k event after
+   * the one of step k-1 (sequential: the very next event, if of step k). Every array function
+   * takes whole arrays of the same length and no lambda reads an array from outside: 18.16
+   * copies what a lambda captures once per element, which made a nested search quadratic in
+   * time and memory. The winner per user and day, then per user (furthest, then earliest), in
+   * `argMax` of tuples; medians from the sorted transition times (interpolated, as DuckDB's).
    */
-  chainedFunnel({ steps, windowMs, sequential, userLists: users }: ChainedFunnel): string {
+  chainedFunnel({ steps, windowMs, sequential, grouped, stepEvents }: ChainedFunnel): string {
     const later = Array.from({ length: steps - 1 }, (_, i) => i + 1);
-    const bit = (mask: string, k: number) => `bitAnd(${mask}, ${2 ** k}) != 0`;
-    const firstStep = Array.from({ length: steps }, (_, k) => k).reduceRight((rest, k) => `if(${bit('m', k)}, ${k}, ${rest})`, `${steps}`);
-    const next = (k: number) =>
-      sequential
-        ? `if(p = 0, 0, if(${bit('masks[p + 1]', k)} AND p < length(times), p + 1, 0))`
-        : `if(p = 0, 0, arrayFirstIndex((t, f, m, j) -> j > p AND ${bit('m', k)} AND (t > times[p] OR f > fs[p]), times, fs, masks, arrayEnumerate(times)))`;
-    let chained = `SELECT svc_id, times, masks, days, groups, arrayMap(m -> ${firstStep}, masks) AS fs, arrayFilter((i, e) -> e != 0, arrayEnumerate(times), entries) AS i0 FROM (${users})`;
-    // 18.16 does not count the columns a lambda uses as needed, and drops them from the subquery when
-    // no SELECT above names them: `0 * length(...)` names them outside the lambda.
-    const captured = ['times', 'fs', 'masks'].map((column) => `length(${column})`).join(' + ');
-    const kept = ['svc_id', 'times', 'masks', 'days', 'groups', 'fs', 'i0'];
-    for (const k of later) {
-      const previous = `i${k - 1}`;
-      chained = `SELECT ${kept.join(', ')}, arraySlice(arrayMap(p -> ${next(k)}, ${previous}), 1, length(${previous}) + 0 * (${captured})) AS i${k} FROM (${chained})`;
-      kept.push(`i${k}`);
-    }
-    const indexes = Array.from({ length: steps }, (_, k) => `i${k}`);
-    const at = (k: number) => `times[tupleElement(e, ${k + 1})]`;
-    const times = Array.from({ length: steps }, (_, k) => `${at(k)} AS t${k}`);
-    const depth = ['1', ...later.map((k) => `(tupleElement(e, ${k + 1}) != 0 AND ${at(k)} <= t0 + ${windowMs})`)].join(' + ');
-    const paths = `SELECT svc_id, tupleElement(e, 1) AS k0, days[k0] AS day, groups[k0] AS g, ${times.join(', ')}, ${depth} AS depth
-      FROM (SELECT svc_id, times, days, groups, arrayJoin(arrayMap((${indexes.map((i) => `x${i}`).join(', ')}) -> tuple(${indexes.map((i) => `x${i}`).join(', ')}), ${indexes.join(', ')})) AS e FROM (${chained}))`;
+    const times = Array.from({ length: steps }, (_, k) => `t${k}`);
+    // Each user's events in one list, sorted once: by time, first step, then ingestion (unique per event).
+    const fieldsOfEvent = ['time', 'first_step', 'ingest_seq', 'mask', 'entry', 'bucket', grouped ? 'p0' : "nullif('', '')"];
+    const listOf = (list: string, field: string) => `arrayMap(x -> tupleElement(x, ${fieldsOfEvent.indexOf(field) + 1}), user_events) AS ${list}`;
+    const userLists = `SELECT svc_id, ${listOf('at', 'time')}, ${listOf('masks', 'mask')}, ${listOf('entries', 'entry')}, ${listOf('days', 'bucket')}, ${listOf('groups', fieldsOfEvent[6]!)}
+      FROM (SELECT svc_id, arraySort(groupArray(tuple(${fieldsOfEvent.join(', ')}))) AS user_events FROM (${stepEvents}) GROUP BY svc_id HAVING max(entry))`;
+    const chains = sequential ? sequentialChains(steps) : orderedChains(steps);
+    // k0: the entry's position (the earliest wins among equals).
+    const entryLists = [`arrayFilter((i, e) -> e != 0, arrayEnumerate(entries), entries)`, ...['days', 'groups'].map((list) => `arrayFilter((x, e) -> e != 0, ${list}, entries)`), ...times.map((t) => `${t}_of_entries`)];
+    const fieldsOfEntry = ['k0', 'bucket', 'g', ...times];
+    const entriesOfUsers = `SELECT svc_id, arrayJoin(arrayMap((${fieldsOfEntry.join(', ')}) -> tuple(${fieldsOfEntry.join(', ')}), ${entryLists.join(', ')})) AS e FROM (${chains(userLists)})`;
+    const depth = ['1', ...later.map((k) => `(t${k} <= t0 + ${windowMs})`)].join(' + ');
+    const entryFields = fieldsOfEntry.map((field, i) => `tupleElement(e, ${i + 1}) AS ${field}`);
+    const paths = `SELECT svc_id, ${entryFields.join(', ')}, ${this.bucketLabel('bucket', 'day')} AS day, ${depth} AS depth FROM (${entriesOfUsers})`;
     const fields = ['k0', 'g', 'depth', ...Array.from({ length: steps }, (_, k) => `t${k}`)];
     // The winner: the furthest, then the earliest entry (k0 a position, under 10^9).
     const rank = (tuple: string) => `tupleElement(${tuple}, 3) * 1000000000 - tupleElement(${tuple}, 1)`;
@@ -233,7 +227,7 @@ export class ClickHouseDialect implements Dialect {
       FROM (SELECT w, arrayJoin(arrayConcat([tuple('', toUInt8(1), w)], arrayMap(o -> tuple(tupleElement(o, 1), toUInt8(0), tupleElement(o, 2)), ofDays))) AS x FROM (${best}))`;
     const unpacked = (tuple: string) => fields.map((field, i) => `tupleElement(${tuple}, ${i + 1}) AS ${field}`).join(', ');
     const median = (name: string, value: string, condition: string) =>
-      `arraySort(groupArrayIf(${value}, ${condition})) AS s${name}, if(length(s${name}) = 0, NULL, if(length(s${name}) % 2 = 1, s${name}[intDiv(length(s${name}), 2) + 1], (s${name}[intDiv(length(s${name}), 2)] + s${name}[intDiv(length(s${name}), 2) + 1]) / 2)) AS m${name}`;
+      `arraySort(groupArrayIf(${value}, ${condition})) AS s${name}, if(length(s${name}) = 0, NULL, if(length(s${name}) % 2 = 1, toFloat64(s${name}[intDiv(length(s${name}), 2) + 1]), (s${name}[intDiv(length(s${name}), 2)] + s${name}[intDiv(length(s${name}), 2) + 1]) / 2)) AS m${name}`;
     const average = (name: string, value: string, condition: string) => `if(countIf(${condition}) = 0, NULL, avgIf(${value}, ${condition})) AS a${name}`;
     const measures = [
       ...Array.from({ length: steps }, (_, k) => `countIf(depth > ${k}) AS r${k}`),
@@ -241,7 +235,9 @@ export class ClickHouseDialect implements Dialect {
       median('0', `t${steps - 1} - t0`, `depth = ${steps}`),
       average('0', `t${steps - 1} - t0`, `depth = ${steps}`),
     ].join(', ');
-    return `SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole`;
+    // The sorted lists of times stay in the server: only the measures are answered.
+    const answered = ['g', 'day', 'whole', ...Array.from({ length: steps }, (_, k) => [`r${k}`, `m${k}`, `a${k}`]).flat()];
+    return `SELECT ${answered.join(', ')} FROM (SELECT wg AS g, if(whole = 1, NULL, d) AS day, whole, ${measures} FROM (SELECT wg, d, whole, ${unpacked('b')} FROM (${rows})) GROUP BY wg, d, whole)`;
   }
 
   /**
@@ -374,6 +370,67 @@ export class ClickHouseDialect implements Dialect {
     const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
     return `SELECT transform(own_svc_id, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), own_svc_id) AS svc_id, ${rest.join(', ')} FROM (${own})`;
   }
+}
+
+/** The time of a step not reached: after every instant (2^53, exact as a double too), never within a window. */
+const MISSING = 'toInt64(9007199254740992)';
+
+const hasStep = (mask: string, k: number) => `bitAnd(${mask}, ${2 ** k}) != 0`;
+
+/**
+ * A SELECT of each user's `svc_id, entries, days, groups` and, per step k, `t<k>_of_entries`:
+ * the time of step k on the path of each entry (MISSING when not reached), from each user's
+ * lists in event order (`at` times, `masks`, `entries`, `days` buckets, `groups`).
+ */
+type Chains = (userLists: string) => string;
+
+/**
+ * Ordered: from the last step back, each step-(k-1) event gets the times of the path from the
+ * first step-k event after it (later in time, or at the same time and of a later first step).
+ * That event is found by one sort: the step-k events (each with the times of its own path) and
+ * the step-(k-1) events in one list by a key descending, each of the latter after the former of
+ * its own moment; a running sum of the differences between consecutive step-k events' times
+ * then reads, at each step-(k-1) event, the last step-k event before it in that order.
+ */
+function orderedChains(steps: number): Chains {
+  const firstStep = Array.from({ length: steps }, (_, k) => k).reduceRight((rest, k) => `if(${hasStep('m', k)}, ${k}, ${rest})`, `${steps}`);
+  const passed = ['svc_id', 'entries', 'days', 'groups', 'masks', 'at', 'keys'];
+  // Keys are even for a step-k event, odd (one more) for a step-(k-1) event of the same moment.
+  const base = (userLists: string) =>
+    `SELECT svc_id, entries, days, groups, masks, at, arrayMap((t, m) -> (t * ${steps + 1} + ${firstStep}) * 2, at, masks) AS keys FROM (${userLists})`;
+  const ofStep = (k: number, list: string) => (k === 0 ? `arrayFilter((x, e) -> e != 0, ${list}, entries)` : `arrayFilter((x, m) -> ${hasStep('m', k)}, ${list}, masks)`);
+  return (userLists) => {
+    const last = steps - 1;
+    let chains = `SELECT ${passed.join(', ')}, ${ofStep(last, 'keys')} AS c${last}_keys, ${ofStep(last, 'at')} AS c${last}_t${last} FROM (${base(userLists)})`;
+    for (let k = last; k >= 1; k--) {
+      const merged = `arrayConcat(arrayReverse(c${k}_keys), q${k}_keys)`;
+      const path = Array.from({ length: steps - k }, (_, i) => k + i);
+      const filled = path.map((j) => {
+        const descending = `arrayReverse(c${k}_t${j})`;
+        const differences = `arrayMap((a, b) -> a - b, ${descending}, arraySlice(arrayPushFront(${descending}, ${MISSING}), 1, length(c${k}_t${j})))`;
+        const sorted = `arrayReverseSort((v, x) -> x, arrayConcat(${differences}, arrayMap(x -> toInt64(0), q${k}_keys)), merged${k})`;
+        return `arrayMap(x -> x + ${MISSING}, arrayReverse(arrayFilter((c, x) -> bitAnd(x, 1) = 1, arrayCumSum(${sorted}), arrayReverseSort(merged${k})))) AS c${k - 1}_t${j}`;
+      });
+      const next = [...(k > 1 ? [`arrayMap(x -> x - 1, q${k}_keys) AS c${k - 1}_keys`] : []), `${ofStep(k - 1, 'at')} AS c${k - 1}_t${k - 1}`, ...filled];
+      chains = `SELECT ${passed.join(', ')}, ${next.join(', ')} FROM (SELECT *, arrayMap(x -> x + 1, ${ofStep(k - 1, 'keys')}) AS q${k}_keys, ${merged} AS merged${k} FROM (${chains}))`;
+    }
+    return `SELECT svc_id, entries, days, groups, ${Array.from({ length: steps }, (_, j) => `c0_t${j} AS t${j}_of_entries`).join(', ')} FROM (${chains})`;
+  };
+}
+
+/** Sequential: each event's path continues with the very next event when it is of the next step. */
+function sequentialChains(steps: number): Chains {
+  return (userLists) => {
+    const last = steps - 1;
+    const passed = ['svc_id', 'entries', 'days', 'groups', 'at', 'next_masks'];
+    let chains = `SELECT svc_id, entries, days, groups, at, arrayPushBack(arrayPopFront(masks), toInt64(0)) AS next_masks, at AS c${last}_t${last} FROM (${userLists})`;
+    for (let k = last; k >= 1; k--) {
+      const path = Array.from({ length: steps - k }, (_, i) => k + i);
+      const next = path.map((j) => `arrayMap((m, v) -> if(${hasStep('m', k)}, v, ${MISSING}), next_masks, arrayPushBack(arrayPopFront(c${k}_t${j}), ${MISSING})) AS c${k - 1}_t${j}`);
+      chains = `SELECT ${passed.join(', ')}, at AS c${k - 1}_t${k - 1}, ${next.join(', ')} FROM (${chains})`;
+    }
+    return `SELECT svc_id, entries, days, groups, ${Array.from({ length: steps }, (_, j) => `arrayFilter((x, e) -> e != 0, c0_t${j}, entries) AS t${j}_of_entries`).join(', ')} FROM (${chains})`;
+  };
 }
 
 function integer(value: number): string {

@@ -14,8 +14,8 @@ export interface ChainedFunnel {
   grouped: boolean;
   /** A SELECT of the funnel's events with `svc_id, time, bucket, f<k>, [p0]` and their order key `k` (sequential: a position). */
   events: string;
-  /** A SELECT of each user's `times, masks, entries, days, groups` lists in event order. */
-  userLists: string;
+  /** A SELECT of the funnel's events with `svc_id, time, ingest_seq, bucket, mask, first_step, entry, [p0]`. */
+  stepEvents: string;
 }
 
 export interface Dialect {

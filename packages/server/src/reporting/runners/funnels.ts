@@ -78,15 +78,18 @@ const windowMsOf = (query: FunnelQuery) => (query.mode === 'unordered' ? Math.fl
 /** The first step an event matches: same-time events count in step order. */
 const firstStepOf = (query: FunnelQuery) => `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${query.steps.length} END`;
 
+/** The funnel's events with their steps (`mask`: bit k for step k), first step and whether each may enter. */
+function stepEventsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
+  const mask = query.steps.map((_, k) => `${ctx.dialect.integer(`f${k}`)} * ${2 ** k}`).join(' + ');
+  return `SELECT *, ${mask} AS mask, ${firstStepOf(query)} AS first_step, f0 AND time < ${query.range.endMs} AS entry FROM (${stepsScan(ctx, query, windowMs)})`;
+}
+
 function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): string {
   const { dialect } = ctx;
-  const scan = stepsScan(ctx, query, windowMs);
-  const mask = query.steps.map((_, k) => `${dialect.integer(`f${k}`)} * ${2 ** k}`).join(' + ');
   const list = (value: string) => dialect.orderedList(value, ['time', 'first_step', 'ingest_seq']);
-  const entry = `f0 AND time < ${query.range.endMs}`;
-  return `SELECT svc_id, ${list(dialect.double('time'))} AS times, ${list('mask')} AS masks, ${list(entry)} AS entries,
+  return `SELECT svc_id, ${list(dialect.double('time'))} AS times, ${list('mask')} AS masks, ${list('entry')} AS entries,
       ${list(dialect.bucketLabel('bucket', 'day'))} AS days, ${list(query.groupBy ? 'p0' : "nullif('', '')")} AS groups
-    FROM (SELECT *, ${mask} AS mask, ${firstStepOf(query)} AS first_step FROM (${scan})) GROUP BY svc_id HAVING ${dialect.anyOf(entry)}`;
+    FROM (${stepEventsSql(ctx, query, windowMs)}) GROUP BY svc_id HAVING ${dialect.anyOf('entry')}`;
 }
 
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
@@ -142,7 +145,7 @@ async function chainedGroups(ctx: RunnerContext, query: FunnelQuery, days: strin
     entriesEndMs: query.range.endMs,
     grouped: query.groupBy !== undefined,
     events: orderedEventsSql(ctx, query, windowMs),
-    userLists: stepsSql(ctx, query, windowMs),
+    stepEvents: stepEventsSql(ctx, query, windowMs),
   });
   const dayIndex = new Map(days.map((day, i) => [day, i]));
   const groups = new Map<string, FunnelGroup>();
