@@ -143,13 +143,18 @@ const day = { duckdb: 'date_trunc(\'day\', make_timestamp(time * 1000))', clickh
 const sessionsInRange = `app_id = ${project.app_id} AND session_id >= ${START} AND session_id < ${START + DAYS * DAY}`;
 const FUNNEL_WINDOW = DAY;
 
-/** Whether a funnel answer has these counts, medians and averages (`r<k>`, `m<k>`, `a<k>`) per day and over the range (day 'range'). */
+/**
+ * Whether a funnel answer has these counts, medians and averages (`r<k>`, `m<k>`, `a<k>`) per
+ * day and over the range (day 'range'): true, or the first day that differs.
+ */
 function funnelAgrees(answer, rowsByDay) {
   const [element] = answer.data;
   const byDay = new Map(rowsByDay);
   const counts = (row) => (row ? [[row.r0, row.r1, row.r2], [row.m0, row.m1, row.m2], [row.a0, row.a1, row.a2]].map((values) => values.map((v) => Math.round(Number(v ?? 0)))) : [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
   const expected = [['range', [element.cumulativeRaw, element.medianTransTimes, element.avgTransTimes]], ...element.dayFunnels.xValues.map((day, i) => [day, [element.dayFunnels.series[i], element.dayMedianTransTimes.series[i], element.dayAvgTransTimes.series[i]]])];
-  return byDay.size <= expected.length && expected.every(([day, values]) => JSON.stringify(counts(byDay.get(day))) === JSON.stringify(values));
+  if (byDay.size > expected.length) return `${byDay.size} days, the endpoint has ${expected.length}`;
+  const differing = expected.find(([day, values]) => JSON.stringify(counts(byDay.get(day))) !== JSON.stringify(values));
+  return differing === undefined || `${differing[0]}: the endpoint's ${JSON.stringify(differing[1])}, the hand SQL's ${JSON.stringify(counts(byDay.get(differing[0])))}`;
 }
 
 // Each operation, then the same question as hand-written SQL for each engine: per day and over
@@ -196,8 +201,9 @@ const allCases = [
     // Whether the endpoint's answer has the hand SQL's counts, medians and averages per day and over the range.
     agrees: {
       duckdb: (answer, rows) => funnelAgrees(answer, rows.map((row) => [row.day === null ? 'range' : new Date(Number(row.day) * DAY).toISOString().slice(0, 10), row])),
+      // The range's row is d = toDate(0), which 18.16 prints as 0000-00-00.
       clickhouse: (answer, rows) =>
-        funnelAgrees(answer, rows.map((row) => [row.d === '1970-01-01' ? 'range' : row.d, {
+        funnelAgrees(answer, rows.map((row) => [row.d === '0000-00-00' ? 'range' : row.d, {
           r0: row.viewed, r1: row.carted, r2: row.bought, m0: row.median_whole, m1: row.median_view_cart, m2: row.median_cart_buy, a0: row.avg_whole, a1: row.avg_view_cart, a2: row.avg_cart_buy,
         }])),
     },
@@ -412,7 +418,7 @@ try {
   }
   for (const { name } of timed) console.log(`| ${name} | ${[...sides.keys()].flatMap((engine) => cells(results.get(engine).get(name))).join(' | ')} |${both ? ` ${same(name)} |` : ''}`);
   for (const [engine, byCase] of results) {
-    for (const [name, { agrees }] of byCase) if (agrees !== undefined) console.log(`${label[engine]} ${name}: the hand SQL's answer is the endpoint's: ${agrees ? 'yes' : 'NO'}`);
+    for (const [name, { agrees }] of byCase) if (agrees !== undefined) console.log(`${label[engine]} ${name}: the hand SQL's answer is the endpoint's: ${agrees === true ? 'yes' : `NO (${agrees})`}`);
   }
 
   for (const [engine, side] of sides) await stallPhase(engine, side.scratch);
