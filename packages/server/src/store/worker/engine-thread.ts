@@ -3,9 +3,8 @@
 // 180-750 ms per 50k-event segment. This thread keeps HTTP, the journal and the insert_id
 // window; the engine answers through proxies with the engine's interfaces.
 import { extname } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import type { EngineConfig, OpenedEngine, ServerEngine } from '../open-engine.js';
-import { deserializeError, type MethodKinds, remote, remoteSession, RpcClient, type Startup } from './rpc.js';
+import { type MethodKinds, remote, remoteSession, startWorker } from './rpc.js';
 
 /** The engine's methods and how each crosses; `query` and `close` are built on them below. */
 const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>> = {
@@ -47,33 +46,9 @@ const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>>
 /** The worker's module: compiled next to this one, or the TypeScript source when run from it (tests). */
 const WORKER_ENTRY = new URL(`./engine-worker${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
 
-/**
- * Opens the engine in its own thread. A thread that dies fails every pending and later call
- * (and is logged) instead of leaving the server waiting.
- */
+/** Opens the engine in its own thread. */
 export async function openEngineThread(config: EngineConfig, log: (message: string) => void): Promise<OpenedEngine> {
-  const worker = new Worker(WORKER_ENTRY, { workerData: config });
-  const client = new RpcClient(worker);
-  let closing = false;
-  const started = new Promise<void>((ready, failed) => {
-    worker.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
-    worker.once('exit', (code) => failed(new Error(`The storage engine's thread exited with code ${code} while opening`)));
-  });
-  worker.on('error', (error) => {
-    log(`the storage engine's thread failed: ${error.stack ?? error.message}`);
-    client.fail(new Error(`The storage engine's thread failed: ${error.message}`));
-  });
-  worker.on('exit', (code) => {
-    if (!closing) log(`the storage engine's thread exited (code ${code})`);
-    client.fail(new Error(`The storage engine's thread exited (code ${code})`));
-  });
-  try {
-    await started;
-  } catch (error) {
-    closing = true;
-    await worker.terminate();
-    throw error;
-  }
+  const { client, terminate } = await startWorker(WORKER_ENTRY, config, (message) => log(`storage engine: ${message}`));
   const methods = remote<Omit<ServerEngine, 'sql' | 'query' | 'close'>>(client, 'engine', ENGINE_METHODS);
   const engine: ServerEngine = {
     ...methods,
@@ -85,11 +60,10 @@ export async function openEngineThread(config: EngineConfig, log: (message: stri
       return rows;
     },
     async close() {
-      closing = true;
       try {
         await client.call('thread', 'close', []);
       } finally {
-        await worker.terminate();
+        await terminate();
       }
     },
   };

@@ -3,6 +3,7 @@
 // for the next one, so a result is never buffered whole and a consumer that stops stops the
 // producer); a SqlSession transaction holds the other thread's session while its callback runs
 // here. Errors cross with their name, message, stack and primitive fields (a refusal's `code`).
+import { Worker } from 'node:worker_threads';
 import type { SqlSession } from '../types.js';
 
 type Method = (...args: never[]) => unknown;
@@ -162,6 +163,46 @@ export function remoteSession(client: RpcClient, target: string): SqlSession {
     ...remote<Omit<SqlSession, 'transaction'>>(client, target, { rows: 'call', run: 'call' }),
     transaction: (work) => client.transaction(target, work),
   };
+}
+
+/** A worker whose module `serve`s, once it is ready. */
+export interface ServingWorker {
+  client: RpcClient;
+  /** Ends the thread; later calls fail. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Starts the worker of module `entry` and waits until its targets are open. A thread that
+ * dies (an uncaught error) or exits fails every pending and later call, and is logged.
+ */
+export async function startWorker(entry: URL, workerData: unknown, log: (message: string) => void): Promise<ServingWorker> {
+  const worker = new Worker(entry, { workerData });
+  const client = new RpcClient(worker);
+  let ending = false;
+  const started = new Promise<void>((ready, failed) => {
+    worker.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
+    worker.once('exit', (code) => failed(new Error(`The worker thread exited with code ${code} while starting`)));
+  });
+  worker.on('error', (error) => {
+    log(`the worker thread failed: ${error.stack ?? error.message}`);
+    client.fail(new Error(`The worker thread failed: ${error.message}`));
+  });
+  worker.on('exit', (code) => {
+    if (!ending) log(`the worker thread exited (code ${code})`);
+    client.fail(new Error(`The worker thread exited (code ${code})`));
+  });
+  const terminate = async () => {
+    ending = true;
+    await worker.terminate();
+  };
+  try {
+    await started;
+  } catch (error) {
+    await terminate();
+    throw error;
+  }
+  return { client, terminate };
 }
 
 type Callable = Record<string, (...args: unknown[]) => unknown>;
