@@ -224,7 +224,10 @@ export async function serve(port: Port, open: () => Promise<Map<string, object>>
     return target as Callable;
   };
   const pull = async (stream: number, iterator: AsyncIterator<unknown>) => {
-    const result = await iterator.next();
+    const result = await iterator.next().catch((error: unknown) => {
+      streams.delete(stream);
+      throw error;
+    });
     if (result.done) streams.delete(stream);
     return result;
   };
