@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -40,6 +41,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     pool: 'forks',
+    // The server runs its engine in a worker thread, which imports the TypeScript sources.
+    execArgv: ['--import', fileURLToPath(new URL('./test/support/typescript.mjs', import.meta.url))],
     maxWorkers: 2,
     typecheck: {
       include: ['test/**/*.test-d.ts'],

@@ -30,18 +30,14 @@ import { MetricsLimits, type MetricsLimitFigures } from './delivery-metrics/limi
 import { StreamStore } from './delivery-metrics/store.js';
 import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './delivery-metrics/streamer.js';
 import { savedCharts } from './reporting/charts.js';
-import { clickHouseDialectOf, type DialectOf, duckDbDialectOf, ReportingHandlers } from './reporting/handlers.js';
+import { clickHouseDialectOf, duckDbDialectOf, ReportingHandlers } from './reporting/handlers.js';
 import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
 import { ClickHouseDialect } from './reporting/query/clickhouse-dialect.js';
 import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
-import { ClickHouseEngine } from './store/clickhouse/engine.js';
-import { DuckDbEngine } from './store/duckdb.js';
-import type { CohortMembers, Engine, SqlSession, StreamedEvents, UserData } from './store/types.js';
+import { type EngineConfig, type OpenedEngine, openEngine } from './store/open-engine.js';
+import { openEngineThread } from './store/worker/engine-thread.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
-import { journalId } from './store/journal-id.js';
 import { JournalledStore } from './store/journalled-store.js';
-import { postgresLoadLock } from './store/load-lock.js';
-import { postgresSession } from './store/postgres/sql-session.js';
 import { Tenancy } from './tenancy.js';
 
 // silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
@@ -113,46 +109,23 @@ export interface ServerConfig {
   clickhouseUrl?: string;
   /** Created with the schema when missing; `default` when not given. */
   clickhouseDatabase?: string;
+  /**
+   * Where the engine runs: its own worker thread (default), so that loads and large results
+   * do not hold the HTTP thread; or this thread (`main`, to compare).
+   */
+  engineThread?: 'worker' | 'main';
 }
 
-/** The engine and what the server builds on it. */
-interface OpenedEngine {
-  engine: Engine & UserData & StreamedEvents & CohortMembers;
-  /** The SQL of the entity stores. */
-  entitySql: SqlSession;
-  reportingDialect: DialectOf;
-  ingestedNamesDialect: DuckDbDialect | ClickHouseDialect;
-  close(): Promise<void>;
-}
-
-async function openEngine(config: ServerConfig): Promise<OpenedEngine> {
-  const postgres = config.postgresUrl === undefined ? undefined : postgresSession(config.postgresUrl);
-  if ((config.engine ?? 'duckdb') === 'duckdb') {
-    const engine = await DuckDbEngine.open(config.dataDir);
-    return {
-      engine,
-      entitySql: postgres ?? engine.sql,
-      reportingDialect: duckDbDialectOf(engine),
-      ingestedNamesDialect: new DuckDbDialect(),
-      close: async () => postgres?.close(),
-    };
-  }
-  if (postgres === undefined) throw new Error('The ClickHouse engine needs PostgreSQL for the other entities: give postgresUrl (--postgres-url)');
-  if (config.clickhouseUrl === undefined) {
-    await postgres.close();
-    throw new Error('The ClickHouse engine needs clickhouseUrl (--clickhouse-url)');
-  }
-  // Several processes may load into this database: their loads take turns on PostgreSQL.
-  const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
-  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, postgres, loading);
-  return {
-    engine,
-    entitySql: postgres,
-    reportingDialect: clickHouseDialectOf(engine),
-    // The names of events and properties do not depend on the time zone.
-    ingestedNamesDialect: new ClickHouseDialect({ timeZone: 'UTC' }),
-    close: () => postgres.close(),
+/** The engine, in its own thread unless `engineThread` is `main`. */
+function openServerEngine(config: ServerConfig, log: (message: string) => void): Promise<OpenedEngine> {
+  const engineConfig: EngineConfig = {
+    dataDir: config.dataDir,
+    engine: config.engine ?? 'duckdb',
+    postgresUrl: config.postgresUrl,
+    clickhouseUrl: config.clickhouseUrl,
+    clickhouseDatabase: config.clickhouseDatabase,
   };
+  return config.engineThread === 'main' ? openEngine(engineConfig) : openEngineThread(engineConfig, log);
 }
 
 export interface RunningServer {
@@ -194,7 +167,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   mkdirSync(config.dataDir, { recursive: true });
   const sharedDir = config.sharedDir ?? config.dataDir;
   const log = config.log ?? ((message: string) => console.error(message));
-  const opened = await openEngine(config);
+  const opened = await openServerEngine(config, log);
+  const clickhouse = config.engine === 'clickhouse';
   const tenancy = new Tenancy(sharedDir);
   const stopWatching = tenancy.watch();
   const { engine, entitySql } = opened;
@@ -224,7 +198,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const reportingLimits = new ReportingLimits(config.reportingLimits);
   const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
-  const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, opened.ingestedNamesDialect));
+  // The names of events and properties do not depend on the time zone.
+  const ingestedNamesDialect = clickhouse ? new ClickHouseDialect({ timeZone: 'UTC' }) : new DuckDbDialect();
+  const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, ingestedNamesDialect));
   const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
@@ -238,8 +214,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
   const replayStore = new ReplayStore(entitySql);
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
-  const replays = new ReplayHandlers(replayStore, { clock, links, svcIdOfDevice: (appId, deviceId) => store.entities.svcIdOfDevice(appId, deviceId) });
-  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), opened.reportingDialect);
+  const replays = new ReplayHandlers(replayStore, { clock, links, svcIdsOfDevices: (appId, deviceIds) => store.entities.svcIdsOfDevices(appId, deviceIds) });
+  const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), clickhouse ? clickHouseDialectOf(engine) : duckDbDialectOf(engine));
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,

@@ -37,7 +37,7 @@ afterAll(() => h?.close());
 const app = (path: string, init: RequestInit = {}, project = h.project) => send(`${h.proxied.app}${path}`, { ...init, headers: { 'content-type': 'application/json', ...basic(project), ...(init.headers as Record<string, string>) } });
 const post = (path: string, body: unknown, project = h.project) => app(path, { method: 'POST', body: JSON.stringify(body) }, project);
 const upload = (fields: Record<string, unknown>) => ({ name: 'Listeners', app_id: h.project.app_id, id_type: 'BY_USER_ID', owner: 'ana@example.com', published: true, ...fields });
-const svcIdOf = (userId: string) => h.server.store.entities.svcIdOfUser(h.project.app_id, userId)!;
+const svcIdOf = async (userId: string) => (await h.server.store.entities.svcIdsOfUsers(h.project.app_id, [userId])).get(userId)!;
 
 test('an upload by user ID creates a cohort of the users it matches; the listing shows it; reporting segments by it', async () => {
   const created = await post('/api/3/cohorts/upload', upload({ ids: ['ana-0001', 'lee-0002', 'nobody'] }));
@@ -56,7 +56,7 @@ test('an upload by user ID creates a cohort of the users it matches; the listing
 
 test('validation only, invalid IDs refused, replacement, unknown cohorts', async () => {
   const before = (await app('/api/3/cohorts')).body.cohorts.length;
-  const validated = await post('/api/3/cohorts/upload', upload({ ids: [String(svcIdOf('kim-0003')), '999999'], id_type: 'BY_SVC_ID', skip_save: true }));
+  const validated = await post('/api/3/cohorts/upload', upload({ ids: [String(await svcIdOf('kim-0003')), '999999'], id_type: 'BY_SVC_ID', skip_save: true }));
   expect(validated.body).toEqual({ cohortId: null, metadata: { matched: 1, totals: 2, invalid_ids_sample: ['999999'] } });
   const refused = await post('/api/3/cohorts/upload', upload({ ids: ['kim-0003', 'ghost'], skip_invalid_ids: false }));
   expect(refused.status).toBe(400);
@@ -84,7 +84,7 @@ test('membership changes apply in order, skip invalid IDs, and refuse a count gr
   const changed = await post('/api/3/cohorts/membership', {
     cohort_id: cohortId,
     memberships: [
-      { ids: [String(svcIdOf('lee-0002')), String(svcIdOf('kim-0003'))], id_type: 'BY_ID', operation: 'ADD' },
+      { ids: [String(await svcIdOf('lee-0002')), String(await svcIdOf('kim-0003'))], id_type: 'BY_ID', operation: 'ADD' },
       { ids: ['kim-0003', 'ghost'], id_type: 'BY_NAME', operation: 'REMOVE' },
     ],
   });
@@ -121,7 +121,7 @@ test('an export is a background job: in progress, completed, its file with user 
   expect(file.status).toBe(200);
   const lines = (file.body as string).trim().split('\n');
   expect(lines[0]).toBe('svc_id,user_id,country,gp:plan');
-  expect(lines.slice(1).sort()).toEqual([`${svcIdOf('ana-0001')},ana-0001,Portugal,"pro, annual"`, `${svcIdOf('lee-0002')},lee-0002,Germany,`].sort());
+  expect(lines.slice(1).sort()).toEqual([`${await svcIdOf('ana-0001')},ana-0001,Portugal,"pro, annual"`, `${await svcIdOf('lee-0002')},lee-0002,Germany,`].sort());
 
   now += 7 * 86_400_000 + 1;
   try {

@@ -10,7 +10,7 @@ let now = Date.UTC(2026, 10, 10, 12);
 const tick = () => (now += 1_000);
 const basic = (project: { api_key: string; secret_key: string }) => ({ authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` });
 const at = (hour: number) => Date.UTC(2026, 10, 9, hour);
-const svcIdOf = (userId: string, project = h.project) => h.server.store.entities.svcIdOfUser(project.app_id, userId)!;
+const svcIdOf = async (userId: string, project = h.project) => (await h.server.store.entities.svcIdsOfUsers(project.app_id, [userId])).get(userId)!;
 
 beforeAll(async () => {
   h = await startHarness(['ingest', 'app'], { clock: () => now });
@@ -49,13 +49,13 @@ test('a request joins the staging job; unknown users refuse the request unless i
   const refused = await request({ user_ids: ['user-del-a', 'user-nobody'], requester: 'dpo@example.com' });
   expect(refused.status).toBe(400);
   expect(refused.body.invalid_ids).toEqual(['user-nobody']);
-  const answer = await request({ user_ids: ['user-del-a', 'user-nobody'], svc_ids: [svcIdOf('user-del-b')], requester: 'dpo@example.com', ignore_invalid_id: true, include_mapped_user_ids: true });
+  const answer = await request({ user_ids: ['user-del-a', 'user-nobody'], svc_ids: [await svcIdOf('user-del-b')], requester: 'dpo@example.com', ignore_invalid_id: true, include_mapped_user_ids: true });
   expect(answer.status).toBe(200);
   expect(answer.body).toMatchObject({ day: '2026-11-13', status: 'Staging', invalid_ids: ['user-nobody'], user_ids: ['user-del-a'] });
   expect(answer.body.svc_ids).toEqual(
     expect.arrayContaining([
-      { svc_id: svcIdOf('user-del-a'), requester: 'dpo@example.com', requested_on_day: '2026-11-10', user_id: 'user-del-a' },
-      { svc_id: svcIdOf('user-del-b'), requester: 'dpo@example.com', requested_on_day: '2026-11-10', user_id: 'user-del-b' },
+      { svc_id: await svcIdOf('user-del-a'), requester: 'dpo@example.com', requested_on_day: '2026-11-10', user_id: 'user-del-a' },
+      { svc_id: await svcIdOf('user-del-b'), requester: 'dpo@example.com', requested_on_day: '2026-11-10', user_id: 'user-del-b' },
     ]),
   );
   expect((await list()).body).toMatchObject([{ day: '2026-11-13', status: 'Staging' }]);
@@ -69,12 +69,12 @@ test('more than one request per second per project is refused with 429', async (
 });
 
 test('a staging job gives its users back; then the scrub removes them at the job day; Done after the backups', async () => {
-  const b = svcIdOf('user-del-b');
+  const b = await svcIdOf('user-del-b');
   expect((await remove(b, '2026-11-13')).body).toMatchObject({ svc_id: b, requested_on_day: '2026-11-10' });
   expect((await remove(b, '2026-11-13')).status).toBe(404);
   expect(await activeUsers()).toBe(3);
   expect(await replayDevices()).toEqual(['device-del-a', 'device-kept']);
-  const a = svcIdOf('user-del-a');
+  const a = await svcIdOf('user-del-a');
   now = Date.UTC(2026, 10, 13, 0, 0, 5);
   expect((await list()).body).toMatchObject([{ day: '2026-11-13', status: 'Submitted', active_scrub_done_date: '2026-11-13' }]);
   expect((await remove(a, '2026-11-13')).status).toBe(409);
@@ -82,13 +82,13 @@ test('a staging job gives its users back; then the scrub removes them at the job
   expect(await replayDevices()).toEqual(['device-kept']);
   expect((await h.server.store.events(h.project.app_id)).some((e) => e.user_id === 'user-del-a')).toBe(false);
   expect(await h.server.store.userProfile(h.project.app_id, 'user-del-a')).toBeUndefined();
-  expect(h.server.store.entities.svcIdOfUser(h.otherProject.app_id, 'user-del-a')).toBeDefined();
+  expect(await svcIdOf('user-del-a', h.otherProject)).toBeDefined();
   now = Date.UTC(2026, 10, 18, 1);
   expect((await list()).body).toMatchObject([{ day: '2026-11-13', status: 'Done' }]);
   // Events arriving later start a new user.
   expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events: [{ event_type: 'Open', user_id: 'user-del-a' }] })).status).toBe(200);
   await h.server.store.flush();
-  expect(svcIdOf('user-del-a')).not.toBe(a);
+  expect(await svcIdOf('user-del-a')).not.toBe(a);
 });
 
 test('delete_from_org: one job per project that holds the users, each with app', async () => {

@@ -76,7 +76,7 @@ test('a batch is acknowledged with the events stored, and the replay spans its e
 
 test('the replay of the SDK batches lists the svc_id of its device, from its first to its last event', async () => {
   const { body } = await app(`/api/1/session-replays?end_time=${new Date(T0).toISOString()}`);
-  const svcId = h.server.store.entities.svcIdOfDevice(h.project.app_id, replayA.deviceId);
+  const svcId = (await h.server.store.entities.svcIdsOfDevices(h.project.app_id, [replayA.deviceId])).get(replayA.deviceId);
   expect(svcId).toBeTypeOf('number');
   expect(body).toEqual({
     session_replays: [

@@ -4,22 +4,32 @@
 // segments of `--segment` events, loaded one after another by DuckDbEngine and by
 // ClickHouseEngine (Debian's 18.16 on loopback, entities in an in-memory DuckDB session).
 // Prints events/s per engine and run, with the longest event-loop delay during the loads
-// (what a request arriving meanwhile waits), then the medians. Needs the server's dist
+// (what a request arriving meanwhile waits), then the medians. Setups: `engine` loads with
+// the bare engine; `main` and `worker` load through a server (`startServer`, the journal's
+// loads: records appended, then `flush`), its engine on the server's thread or in its worker
+// thread (entities on PostgreSQL for ClickHouse). Needs the server's dist
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
-//   node scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1]
+//   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,worker]
 import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import { startServer } from '../../../packages/server/dist/server.js';
 import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse/engine.js';
-import { DuckDbEngine, EVENT_COLUMNS } from '../../../packages/server/dist/store/duckdb.js';
+import { DuckDbEngine, EVENT_COLUMNS, journalLine } from '../../../packages/server/dist/store/duckdb.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
+import { startPostgres } from '../../postgres/start.mjs';
 
 const { values: options } = parseArgs({
-  options: { events: { type: 'string', default: '1000000' }, segment: { type: 'string', default: '50000' }, runs: { type: 'string', default: '1' } },
+  options: {
+    events: { type: 'string', default: '1000000' },
+    segment: { type: 'string', default: '50000' },
+    runs: { type: 'string', default: '1' },
+    setups: { type: 'string', default: 'engine,main,worker' },
+  },
 });
 const TOTAL = Number(options.events);
 const SEGMENT = Number(options.segment);
@@ -66,7 +76,7 @@ async function measure(engine, dir) {
   for (let from = 0, n = 0; from < TOTAL; from += SEGMENT, n++) {
     const path = join(dir, `segment-${n}.jsonl`);
     const lines = [];
-    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) lines.push(engine.journalLine(event(i)));
+    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) lines.push(journalLine(event(i)));
     writeFileSync(path, `${lines.join('\n')}\n`);
     paths.push(path);
   }
@@ -79,28 +89,66 @@ async function measure(engine, dir) {
   return { eventsPerSecond: Math.round(TOTAL / seconds), maxDelayMs: Math.round(delay.max / 1e6) };
 }
 
+/** Loads through a server: a segment's records appended, then loaded by `flush`; the delay measured during the flushes. */
+async function measureServer(server) {
+  let loading = 0;
+  let maxDelay = 0;
+  for (let from = 0; from < TOTAL; from += SEGMENT) {
+    const records = [];
+    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) records.push(event(i));
+    await server.store.append(records);
+    // The records' garbage is the bench's own (run with --expose-gc to collect it first).
+    globalThis.gc?.();
+    // A histogram per flush: one enabled again counts the time it was disabled as a delay.
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const started = performance.now();
+    await server.store.flush();
+    loading += performance.now() - started;
+    delay.disable();
+    maxDelay = Math.max(maxDelay, delay.max);
+  }
+  return { eventsPerSecond: Math.round(TOTAL / (loading / 1000)), maxDelayMs: Math.round(maxDelay / 1e6) };
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const results = { duckdb: [], clickhouse: [] };
-const delays = { duckdb: [], clickhouse: [] };
+const setups = options.setups.split(',');
+const results = new Map();
+const record = (key, value) => results.set(key, [...(results.get(key) ?? []), value]);
 const clickhouse = await startClickHouse();
+const postgres = setups.some((setup) => setup !== 'engine') ? await startPostgres() : undefined;
 try {
   for (let run = 0; run < Number(options.runs); run++) {
     for (const name of ['duckdb', 'clickhouse']) {
-      const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engines-'));
-      const session = await memorySession();
-      const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ url: clickhouse.url, database: `bench_${run}` }, session);
-      const { eventsPerSecond, maxDelayMs } = await measure(engine, dir);
-      const [{ n }] = await engine.query('SELECT count(*) AS n FROM events');
-      if (Number(n) !== TOTAL) throw new Error(`${name}: ${n} events loaded, ${TOTAL} expected`);
-      await engine.close();
-      session.close();
-      rmSync(dir, { recursive: true, force: true });
-      results[name].push(eventsPerSecond);
-      delays[name].push(maxDelayMs);
-      console.log(`run ${run + 1} ${name}: ${eventsPerSecond} events/s, longest event-loop delay ${maxDelayMs} ms (${TOTAL} events, segments of ${SEGMENT})`);
+      for (const setup of setups) {
+        const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engines-'));
+        const database = `bench_${run}_${setup}`;
+        let measured;
+        if (setup === 'engine') {
+          const session = await memorySession();
+          const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ url: clickhouse.url, database }, session);
+          measured = await measure(engine, dir);
+          const [{ n }] = await engine.query('SELECT count(*) AS n FROM events');
+          if (Number(n) !== TOTAL) throw new Error(`${name}: ${n} events loaded, ${TOTAL} expected`);
+          await engine.close();
+          session.close();
+        } else {
+          const engineConfig = name === 'duckdb' ? { engine: 'duckdb' } : { engine: 'clickhouse', clickhouseUrl: clickhouse.url, clickhouseDatabase: database, postgresUrl: postgres.url };
+          const server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, loadIntervalMs: 3_600_000, engineThread: setup, log: () => undefined, ...engineConfig });
+          measured = await measureServer(server);
+          const [{ n }] = await server.store.query('SELECT count(*) AS n FROM events');
+          if (Number(n) !== TOTAL) throw new Error(`${name} ${setup}: ${n} events loaded, ${TOTAL} expected`);
+          await server.close();
+        }
+        rmSync(dir, { recursive: true, force: true });
+        record(`${name} ${setup} events/s`, measured.eventsPerSecond);
+        record(`${name} ${setup} delay`, measured.maxDelayMs);
+        console.log(`run ${run + 1} ${name} ${setup}: ${measured.eventsPerSecond} events/s, longest event-loop delay ${measured.maxDelayMs} ms (${TOTAL} events, segments of ${SEGMENT})`);
+      }
     }
   }
 } finally {
   await clickhouse.stop();
+  await postgres?.stop();
 }
-console.log(`median events/s: duckdb ${median(results.duckdb)}, clickhouse ${median(results.clickhouse)}, ratio clickhouse/duckdb ${(median(results.clickhouse) / median(results.duckdb)).toFixed(2)}; median longest delay ms: duckdb ${median(delays.duckdb)}, clickhouse ${median(delays.clickhouse)}`);
+for (const [key, values] of results) console.log(`median ${key}: ${median(values)} (${values.join(', ')})`);

@@ -83,8 +83,9 @@ export class CohortHandlers {
     const svcIds: number[] = [];
     const invalid: string[] = [];
     const known = bySvcId ? await this.store.entities.svcIdsWithData(appId, ids.filter((id) => /^\d{1,15}$/.test(id)).map(Number)) : undefined;
+    const byUser = known ? undefined : await this.store.entities.svcIdsOfUsers(appId, ids);
     for (const id of ids) {
-      const svcId = known ? (/^\d{1,15}$/.test(id) && known.has(Number(id)) ? Number(id) : undefined) : this.store.entities.svcIdOfUser(appId, id);
+      const svcId = known ? (/^\d{1,15}$/.test(id) && known.has(Number(id)) ? Number(id) : undefined) : byUser!.get(id);
       if (svcId === undefined) invalid.push(id);
       else svcIds.push(svcId);
     }
@@ -191,7 +192,8 @@ export class CohortHandlers {
     const properties = job.propKeys === null ? new Map<number, Map<string, string>>() : await this.cohorts.userProperties(appId, members, BUILT_IN_COLUMNS);
     const columns =
       job.propKeys === null ? [] : job.propKeys.length > 0 ? job.propKeys : [...new Set([...properties.values()].flatMap((values) => [...values.keys()]))].sort();
-    const lines = [['svc_id', 'user_id', ...columns], ...members.map((svcId) => [String(svcId), this.store.entities.userIdOfSvcId(appId, svcId) ?? '', ...columns.map((c) => properties.get(svcId)?.get(c) ?? '')])];
+    const userIds = await this.store.entities.userIdsOfSvcIds(appId, members);
+    const lines = [['svc_id', 'user_id', ...columns], ...members.map((svcId) => [String(svcId), userIds.get(svcId) ?? '', ...columns.map((c) => properties.get(svcId)?.get(c) ?? '')])];
     await this.cohorts.completeExport(requestId, lines.map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n');
   }
 }

@@ -90,7 +90,8 @@ export class DeletionHandlers {
       const today = utcDay(request.receivedAt);
       const plans: { project: Project; found: { svcId: number; userId?: string }[]; invalid: (number | string)[] }[] = [];
       for (const project of projects) {
-        const byUser = userIds.map((userId) => ({ userId, svcId: this.store.entities.svcIdOfUser(project.app_id, userId) }));
+        const svcIdsOfUsers = await this.store.entities.svcIdsOfUsers(project.app_id, userIds);
+        const byUser = userIds.map((userId) => ({ userId, svcId: svcIdsOfUsers.get(userId) }));
         const candidates = [...svcIds, ...byUser.flatMap((u) => (u.svcId === undefined ? [] : [u.svcId]))];
         const withData = await this.store.entities.svcIdsWithData(project.app_id, candidates);
         const found = [...svcIds.filter((id) => withData.has(id)).map((svcId) => ({ svcId })), ...byUser.filter((u) => u.svcId !== undefined && withData.has(u.svcId)).map((u) => ({ svcId: u.svcId!, userId: u.userId }))];
@@ -110,8 +111,12 @@ export class DeletionHandlers {
         const requested = new Set(found.map((f) => f.svcId));
         const answer = this.jobBody({ ...job!, entries: job!.entries.filter((e) => requested.has(e.svcId)) }, today, fromOrg);
         if (body.include_mapped_user_ids) {
+          const mappedUserIds = await this.store.entities.userIdsOfSvcIds(
+            project.app_id,
+            answer.svc_ids.map((entry) => entry.svc_id),
+          );
           answer.svc_ids = answer.svc_ids.map((entry) => {
-            const userId = this.store.entities.userIdOfSvcId(project.app_id, entry.svc_id);
+            const userId = mappedUserIds.get(entry.svc_id);
             return userId === undefined ? entry : { ...entry, user_id: userId };
           });
         }

@@ -29,8 +29,8 @@ export interface ReplayHandlerOptions {
   clock: () => number;
   /** Signs and checks the file links. */
   links: SignedLinks;
-  /** The device's svc_id in the project, if its events are known. */
-  svcIdOfDevice: (appId: number, deviceId: string) => number | undefined;
+  /** The svc_ids of those of the devices in the project whose events are known. */
+  svcIdsOfDevices: (appId: number, deviceIds: readonly string[]) => Promise<Map<string, number>>;
 }
 
 export class ReplayHandlers {
@@ -43,12 +43,12 @@ export class ReplayHandlers {
     return now - RETENTION_DAYS * 86_400_000;
   }
 
-  private listed(appId: number, replay: StoredReplay): SessionReplay {
+  private listed(replay: StoredReplay, svcIds: Map<string, number>): SessionReplay {
     return {
       replay_id: replayId(replay),
       session_id: replay.sessionId,
       device_id: replay.deviceId,
-      svc_id: this.options.svcIdOfDevice(appId, replay.deviceId) ?? null,
+      svc_id: svcIds.get(replay.deviceId) ?? null,
       start_time: iso(replay.startMs),
       end_time: iso(replay.endMs),
       retention_in_days: RETENTION_DAYS,
@@ -82,10 +82,14 @@ export class ReplayHandlers {
     const found = await this.replays.replays(appId, filter, order === 'desc', token?.after, pageSize + 1);
     const page = found.slice(0, pageSize);
     const last = page.at(-1);
+    const svcIds = await this.options.svcIdsOfDevices(
+      appId,
+      page.map((replay) => replay.deviceId),
+    );
     return {
       status: 200,
       body: {
-        session_replays: page.map((replay) => this.listed(appId, replay)),
+        session_replays: page.map((replay) => this.listed(replay, svcIds)),
         next_page_token: found.length > pageSize && last ? replayPageToken(order, last) : null,
       },
     };

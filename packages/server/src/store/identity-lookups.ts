@@ -2,18 +2,28 @@
 import type { Identities } from '../ingest/identity.js';
 import type { EntityStore } from './types.js';
 
-export abstract class IdentityLookups implements Pick<EntityStore, 'svcIdOfUser' | 'userIdOfSvcId' | 'svcIdOfDevice'> {
+/** The entries of `keys` that `lookup` finds. */
+function found<K, V>(keys: readonly K[], lookup: (key: K) => V | undefined): Map<K, V> {
+  const values = new Map<K, V>();
+  for (const key of keys) {
+    const value = lookup(key);
+    if (value !== undefined) values.set(key, value);
+  }
+  return values;
+}
+
+export abstract class IdentityLookups implements Pick<EntityStore, 'svcIdsOfUsers' | 'userIdsOfSvcIds' | 'svcIdsOfDevices'> {
   protected abstract identities: Identities;
 
-  svcIdOfUser(appId: number, userId: string): number | undefined {
-    return this.identities.userSvcId(appId, userId);
+  async svcIdsOfUsers(appId: number, userIds: readonly string[]): Promise<Map<string, number>> {
+    return found(userIds, (userId) => this.identities.userSvcId(appId, userId));
   }
 
-  userIdOfSvcId(appId: number, svcId: number): string | undefined {
-    return this.identities.userIdOf(appId, svcId);
+  async userIdsOfSvcIds(appId: number, svcIds: readonly number[]): Promise<Map<number, string>> {
+    return found(svcIds, (svcId) => this.identities.userIdOf(appId, svcId));
   }
 
-  svcIdOfDevice(appId: number, deviceId: string): number | undefined {
-    return this.identities.svcIdOfDevice(appId, deviceId);
+  async svcIdsOfDevices(appId: number, deviceIds: readonly string[]): Promise<Map<string, number>> {
+    return found(deviceIds, (deviceId) => this.identities.svcIdOfDevice(appId, deviceId));
   }
 }

@@ -7,6 +7,7 @@
 // never holds back the others, other projects' or the start-up.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { journalLine } from './duckdb.js';
 import { Journal, type Segment } from './journal.js';
 import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
@@ -94,7 +95,7 @@ export class JournalledStore implements Store {
 
   async append(records: JournalRecord[]): Promise<void> {
     let text = '';
-    for (const record of records) text += this.engine.journalLine(record) + '\n';
+    for (const record of records) text += journalLine(record) + '\n';
     try {
       await this.journal.append(Buffer.from(text));
     } finally {
@@ -125,10 +126,6 @@ export class JournalledStore implements Store {
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
     return this.engine.queryChunks(sql);
   }
-
-
-
-
 
   recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
     return this.engine.recentInsertIds(since);

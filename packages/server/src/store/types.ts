@@ -224,11 +224,12 @@ export interface EntityStore {
   readonly sql: SqlSession;
   /** Of these `svc_id`s, the ones with data (events) in the project. */
   svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>>;
-  /** The `svc_id` of a user ID in the project (of users with data), if any; and the reverse. */
-  svcIdOfUser(appId: number, userId: string): number | undefined;
-  userIdOfSvcId(appId: number, svcId: number): string | undefined;
-  /** The `svc_id` of a device in the project (its user's once it sent a `user_id`), if its events are loaded. */
-  svcIdOfDevice(appId: number, deviceId: string): number | undefined;
+  /** The `svc_id`s of those of `userIds` known in the project (users with data). */
+  svcIdsOfUsers(appId: number, userIds: readonly string[]): Promise<Map<string, number>>;
+  /** The user IDs of those of `svcIds` that have one in the project. */
+  userIdsOfSvcIds(appId: number, svcIds: readonly number[]): Promise<Map<number, string>>;
+  /** The `svc_id`s of those of `deviceIds` whose events are loaded (a device's user's once it sent a `user_id`). */
+  svcIdsOfDevices(appId: number, deviceIds: readonly string[]): Promise<Map<string, number>>;
   /** The project's job that is still open for requests (its day after `today`), if any. */
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined>;
   /** Adds entries to the job of `day` (created if new); an entry already there is kept. */
@@ -279,8 +280,6 @@ export interface Engine extends StoreReader, EntityStore, ReportingSource {
    * crash between load and deletion of the file never loads it twice.
    */
   loadSegment(path: string, name: string): Promise<void>;
-  /** The line of a record in a journal segment, in the form `loadSegment` reads (no newline). */
-  journalLine(record: JournalRecord): string;
   isLoaded(name: string): Promise<boolean>;
   /**
    * `[app_id, insert_id, server_upload_time]` of events received since `since` (ms), in chunks:

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type ClickHouseServer, startClickHouse } from '../../../../scripts/clickhouse/start.mjs';
 import { ClickHouseEngine } from '../../src/store/clickhouse/engine.js';
 import { currentUserMappings } from '../../src/store/clickhouse/tables.js';
-import { DuckDbEngine, EVENT_COLUMNS } from '../../src/store/duckdb.js';
+import { DuckDbEngine, EVENT_COLUMNS, journalLine } from '../../src/store/duckdb.js';
 import type { Engine, JournalRecord, StoredEvent } from '../../src/store/types.js';
 import { memorySession } from './memory-session.js';
 
@@ -35,11 +35,21 @@ async function load(records: JournalRecord[]): Promise<string> {
   const name = `segment-${++segments}`;
   for (const engine of [duck, ch] as Engine[]) {
     const path = join(dir, `${name}-${engine === duck ? 'duck' : 'ch'}.jsonl`);
-    writeFileSync(path, `${records.map((record) => engine.journalLine(record)).join('\n')}\n`);
+    writeFileSync(path, `${records.map((record) => journalLine(record)).join('\n')}\n`);
     await engine.loadSegment(path, name);
   }
   return name;
 }
+
+/** The svc_id of each id as a user and as a device, and the user id of the user's svc_id. */
+async function svcIdsOf(engine: Engine, ids: string[]) {
+  const users = await engine.svcIdsOfUsers(APP, ids);
+  const devices = await engine.svcIdsOfDevices(APP, ids);
+  const userIds = await engine.userIdsOfSvcIds(APP, [...users.values()]);
+  return ids.map((id) => [users.get(id), devices.get(id), userIds.get(users.get(id) ?? -1)]);
+}
+
+const svcIdOfUser = async (engine: Engine, userId: string) => (await engine.svcIdsOfUsers(APP, [userId])).get(userId);
 
 /** What each engine answers, for comparison. */
 async function state(engine: Engine) {
@@ -47,7 +57,7 @@ async function state(engine: Engine) {
   return {
     events: await engine.events(APP),
     profiles: await Promise.all(ids.map((id) => engine.userProfile(APP, id))),
-    svcIds: ids.map((id) => [engine.svcIdOfUser(APP, id), engine.svcIdOfDevice(APP, id), engine.userIdOfSvcId(APP, engine.svcIdOfUser(APP, id) ?? -1)]),
+    svcIds: await svcIdsOf(engine, ids),
     versions: await engine.query('SELECT app_id, svc_id, ingest_seq, properties FROM profile_versions ORDER BY ingest_seq'),
     group: await engine.groupProfile(APP, { group_type: 'org', group_value: 'acme' }),
     otherGroup: await engine.groupProfile(APP, { group_type: 'org', group_value: 'umbrella' }),
@@ -200,10 +210,10 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
 
   test('a deletion job scrubs the users from events, profiles and identities', async () => {
     for (const engine of [duck, ch] as Engine[]) {
-      const u1 = engine.svcIdOfUser(APP, 'u1')!;
+      const u1 = (await svcIdOfUser(engine, 'u1'))!;
       await engine.addDeletionEntries(APP, '2026-04-02', [{ svcId: u1, requester: 'admin', requestedOnDay: '2026-03-31' }]);
-      await engine.addDeletionEntries(APP, '2026-04-02', [{ svcId: engine.svcIdOfUser(APP, 'u3')!, requester: null, requestedOnDay: '2026-03-31' }]);
-      expect(await engine.removeDeletionEntry(APP, '2026-04-02', engine.svcIdOfUser(APP, 'u3')!)).toBe(true);
+      await engine.addDeletionEntries(APP, '2026-04-02', [{ svcId: (await svcIdOfUser(engine, 'u3'))!, requester: null, requestedOnDay: '2026-03-31' }]);
+      expect(await engine.removeDeletionEntry(APP, '2026-04-02', (await svcIdOfUser(engine, 'u3'))!)).toBe(true);
     }
     const jobs = async (engine: Engine) => ({
       staging: await engine.stagingDeletionJob(APP, '2026-03-31'),
@@ -215,10 +225,13 @@ describe('ClickHouseEngine answers as DuckDbEngine', () => {
     const before = await jobs(ch);
     expect(before).toEqual(await jobs(duck));
     expect(before.devices).toEqual(['d0', 'd2']);
-    for (const engine of [duck, ch]) await engine.replaceCohortMembers(APP, 'c1', [1, 2, 3, 4, 5, 6, 7].filter((id) => id !== engine.svcIdOfUser(APP, 'u2')));
+    for (const engine of [duck, ch]) {
+      const u2 = await svcIdOfUser(engine, 'u2');
+      await engine.replaceCohortMembers(APP, 'c1', [1, 2, 3, 4, 5, 6, 7].filter((id) => id !== u2));
+    }
     const members = await reporting(ch);
     expect(members).toEqual(await reporting(duck));
-    const u1 = ch.svcIdOfUser(APP, 'u1')!;
+    const u1 = (await svcIdOfUser(ch, 'u1'))!;
     expect(members.members).toContain(u1);
     for (const engine of [duck, ch] as Engine[]) await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
     const scrubbed = await reporting(ch);

@@ -103,8 +103,8 @@ describe('two processes loading into one ClickHouse database', () => {
     expect.soft(order!.seqs).toBe(order!.events);
 
     // Both processes answer with the same identities.
-    for (const id of ['u1', 'u3']) expect.soft(b.engine.svcIdOfUser(APP, id)).toBe(a.engine.svcIdOfUser(APP, id));
-    expect.soft(b.engine.svcIdOfDevice(APP, 'd3')).toBe(a.engine.svcIdOfDevice(APP, 'd3'));
+    for (const id of ['u1', 'u3']) expect.soft((await b.engine.svcIdsOfUsers(APP, [id])).get(id)).toBe((await a.engine.svcIdsOfUsers(APP, [id])).get(id));
+    expect.soft((await b.engine.svcIdsOfDevices(APP, ['d3'])).get('d3')).toBe((await a.engine.svcIdsOfDevices(APP, ['d3'])).get('d3'));
   }, 120_000);
 
   test('a user mapping made through one process and a deletion scrubbed by the other reach both', async () => {
@@ -115,9 +115,9 @@ describe('two processes loading into one ClickHouse database', () => {
     await a.store.flush();
     expect.soft(await b.store.userProfile(APP, 'p-only-a')).toEqual({ plan: 'pro' });
     const [mapped] = await rows("SELECT DISTINCT svc_id FROM events WHERE user_id = 'm-to'");
-    expect.soft(mapped?.svc_id).toBe(a.engine.svcIdOfUser(APP, 'm-to'));
+    expect.soft(mapped?.svc_id).toBe((await a.engine.svcIdsOfUsers(APP, ['m-to'])).get('m-to'));
 
-    const u1 = a.engine.svcIdOfUser(APP, 'u1')!;
+    const u1 = (await a.engine.svcIdsOfUsers(APP, ['u1'])).get('u1')!;
     await b.engine.addDeletionEntries(APP, '2026-11-21', [{ svcId: u1, requester: null, requestedOnDay: '2026-11-20' }]);
     await b.engine.scrubDeletionJob(APP, '2026-11-21', '2026-11-21');
     // The other process runs the same due job after it: nothing is scrubbed twice.
