@@ -78,6 +78,8 @@ export interface AppOptions {
   bodyLimits: Partial<Record<OperationId, number>>;
   defaultBodyLimit: number;
   logger?: boolean;
+  /** The server's log: every answer of 500 is written to it with its cause. */
+  log: (message: string) => void;
   /** Time of receipt of a request, ms (tests move it). */
   clock: () => number;
   connectionLimits: ConnectionLimits;
@@ -159,7 +161,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       return reply.code(413).send({ code: 413, error: 'Payload too large' });
     }
     const status = failure.statusCode && failure.statusCode >= 400 ? failure.statusCode : 500;
-    if (status >= 500) app.log.error(failure);
+    if (status >= 500) options.log(`${request.method} ${request.url} answered ${status}: ${failure.stack ?? failure.message}`);
     return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
   });
 

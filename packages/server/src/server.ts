@@ -303,6 +303,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     bodyLimits: BODY_LIMITS,
     defaultBodyLimit: DEFAULT_BODY_LIMIT,
     logger: config.logger ?? false,
+    log,
     clock,
     connectionLimits,
     corsOrigins: config.corsOrigins ?? [],

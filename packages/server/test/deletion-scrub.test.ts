@@ -26,13 +26,13 @@ test('a scrub whose mapping step fails leaves everything in place; run again, it
   writeFileSync(segment, `${events.map((event) => engine.journalLine(event)).join('\n')}\n`);
   await engine.loadSegment(segment, 'segment-1');
   await engine.applyUserMappings([APP], [{ userId: 'ada', globalUserId: 'bob' }]);
-  const ada = engine.svcIdOfUser(APP, 'ada')!;
+  const ada = (await engine.svcIdsOfUsers(APP, ['ada'])).get('ada')!;
   await engine.replaceCohortMembers(APP, 'c1', [ada]);
   await engine.addDeletionEntries(APP, '2026-11-10', [{ svcId: ada, requester: null, requestedOnDay: '2026-11-01' }]);
   const state = async () => ({
     events: (await engine.events(APP)).map((e) => e.user_id),
     profile: await engine.userProfile(APP, 'ada'),
-    ada: engine.svcIdOfUser(APP, 'ada'),
+    ada: (await engine.svcIdsOfUsers(APP, ['ada'])).get('ada'),
     cohort: await engine.cohortMembers(APP, 'c1'),
     mappings: (await engine.userMappings(APP, ['bob'])).get('bob')?.mappedFrom,
     due: await engine.dueDeletionJobs('2026-11-10'),

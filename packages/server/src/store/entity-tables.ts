@@ -9,7 +9,12 @@ export abstract class EntityTables {
     private readonly ddl: string,
   ) {}
 
+  /** Creates the tables once; a failed creation is tried again on the next use. */
   protected tables(): Promise<void> {
-    return (this.ready ??= this.sql.run(this.ddl));
+    if (!this.ready) {
+      this.ready = this.sql.run(this.ddl);
+      this.ready.catch(() => (this.ready = undefined));
+    }
+    return this.ready;
   }
 }

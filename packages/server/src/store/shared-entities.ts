@@ -42,9 +42,13 @@ export class SharedEntities {
    * transaction to end.
    */
   async tables(): Promise<void> {
-    this.ready ??= (async () => {
-      for (const statement of SCHEMA) await this.sql.run(statement);
-    })();
+    if (!this.ready) {
+      this.ready = (async () => {
+        for (const statement of SCHEMA) await this.sql.run(statement);
+      })();
+      // A failed creation is tried again on the next use.
+      this.ready.catch(() => (this.ready = undefined));
+    }
     return this.ready;
   }
 
