@@ -1,6 +1,6 @@
 // A failed or incomplete journal write never leaves a torn line for later lines to continue:
 // the segment is cut back to its acknowledged bytes, or rotated where that fails too.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,4 +76,23 @@ test('when the torn tail cannot be cut off, writes are refused until the segment
   const fresh = journal.existingSegments().find((s) => s.name !== sealed!.name)!;
   expect(readFileSync(fresh.path, 'utf8')).toBe(`${line('after')}`);
   await journal.close();
+});
+
+test("a sealed segment's torn tail is cut at its last whole line, however long the tail", async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-journal-'));
+  const journal = new Journal(dir);
+  const whole = `${line('a')}${line('b'.repeat(100_000))}`;
+  const cases: [content: string, kept: string][] = [
+    [whole, whole],
+    [`${whole}{"text":"${'c'.repeat(200_000)}`, whole],
+    [`${line('a')}{"text":"x`, line('a').toString()],
+    ['{"text":"no line ends here', ''],
+    ['', ''],
+  ];
+  for (const [i, [content, kept]] of cases.entries()) {
+    const path = join(dir, `segment-${i}.ndjson`);
+    writeFileSync(path, content);
+    await journal.trimTornTail({ name: `segment-${i}.ndjson`, path });
+    expect(readFileSync(path, 'utf8'), `case ${i}`).toBe(kept);
+  }
 });

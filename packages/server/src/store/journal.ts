@@ -22,6 +22,23 @@ export interface Segment {
 /** `<stamp>-<sequence>.ndjson`; halves of a split segment add `.0` / `.1` before `.ndjson`. */
 const SEGMENT_PATTERN = /^\d{15}-\d{6}(?:\.[01])*\.ndjson$/;
 const NEWLINE = 0x0a;
+const TAIL_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Where the file's last whole line ends (0: none), read from the end back a chunk at a time:
+ * reading a whole segment (tens of MB) at every load made garbage for the HTTP thread.
+ */
+async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
+  const chunk = Buffer.alloc(Math.min(TAIL_CHUNK_BYTES, size));
+  for (let end = size; end > 0; ) {
+    const start = Math.max(0, end - chunk.length);
+    const { bytesRead } = await handle.read(chunk, 0, end - start, start);
+    const at = chunk.subarray(0, bytesRead).lastIndexOf(NEWLINE);
+    if (at >= 0) return start + at + 1;
+    end = start;
+  }
+  return 0;
+}
 
 async function writeDurably(path: string, data: Buffer): Promise<void> {
   const handle = await open(path, 'w');
@@ -157,9 +174,10 @@ export class Journal {
   async trimTornTail(segment: Segment): Promise<void> {
     const handle = await open(segment.path, 'r+');
     try {
-      const data = await handle.readFile();
-      if (data.length === 0 || data[data.length - 1] === NEWLINE) return;
-      await handle.truncate(data.lastIndexOf(NEWLINE) + 1);
+      const size = (await handle.stat()).size;
+      const lineEnd = await lastLineEnd(handle, size);
+      if (lineEnd === size) return;
+      await handle.truncate(lineEnd);
       await handle.datasync();
     } finally {
       await handle.close();
