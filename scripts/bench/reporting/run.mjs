@@ -157,6 +157,15 @@ function funnelAgrees(answer, rowsByDay) {
   return differing === undefined || `${differing[0]}: the endpoint's ${JSON.stringify(differing[1])}, the hand SQL's ${JSON.stringify(counts(byDay.get(differing[0])))}`;
 }
 
+/** Whether a composition answer has the hand SQL's users per value: true, or the first value that differs. */
+function compositionAgrees(answer, rows) {
+  const counts = new Map(rows.map((row) => [row.c, Number(row.users)]));
+  const { xValues, series } = answer.data;
+  if (counts.size !== xValues.length) return `${counts.size} values, the endpoint has ${xValues.length}`;
+  const differing = xValues.findIndex((value, i) => counts.get(value) !== series[0][i]);
+  return differing < 0 || `${xValues[differing]}: the endpoint's ${series[0][differing]}, the hand SQL's ${counts.get(xValues[differing])}`;
+}
+
 // Each operation, then the same question as hand-written SQL for each engine: per day and over
 // the whole range (`seriesCollapsed`). ClickHouse 18.16 has no GROUPING SETS, no common table
 // expressions and no joins on inequalities: totals come from WITH TOTALS or a second GROUP BY,
@@ -244,8 +253,12 @@ const allCases = [
   {
     name: 'composition by country',
     path: `/api/2/composition?${range}&p=country`,
-    duckdb: `SELECT c, count(*) FROM (SELECT svc_id, arg_max(country, ingest_seq) AS c FROM events WHERE ${inRange} GROUP BY svc_id) GROUP BY c`,
-    clickhouse: `SELECT c, count() FROM (SELECT svc_id, argMax(country, ingest_seq) AS c FROM events WHERE ${inRange} GROUP BY svc_id) GROUP BY c`,
+    // The endpoint's question: active users by the country of their latest active event in the range (time, then ingestion order).
+    duckdb: `SELECT c, count(*) AS users FROM (SELECT svc_id, arg_max(coalesce(country, '(none)'), (time, ingest_seq)) AS c FROM events
+       WHERE ${inRange} AND svc_id IS NOT NULL AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY svc_id) GROUP BY c`,
+    clickhouse: `SELECT c, count() AS users FROM (SELECT svc_id, argMax(ifNull(country, '(none)'), (time, ingest_seq)) AS c FROM events
+       WHERE ${inRange} AND svc_id IS NOT NULL AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY svc_id) GROUP BY c`,
+    agrees: Object.fromEntries(['duckdb', 'clickhouse'].map((engine) => [engine, compositionAgrees])),
   },
   {
     name: 'session length distribution',
