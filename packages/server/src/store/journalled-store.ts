@@ -4,7 +4,9 @@
 // deletes them. At start-up, segments a crash left behind are loaded unless the engine
 // recorded them as loaded already. A segment the engine refuses is split in halves down to
 // the single records it refuses, which are quarantined (kept aside, logged): one bad record
-// never holds back the others, other projects' or the start-up.
+// never holds back the others, other projects' or the start-up. A failure while the engine
+// does not answer at all (its server down, its thread dead) is the engine's, not the
+// records': the segment stays whole for the next round.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { journalLine } from './duckdb.js';
@@ -63,6 +65,7 @@ export class JournalledStore implements Store {
       try {
         await this.loadAndDelete(next);
       } catch (error) {
+        if (!(await this.engineAnswers(next))) throw error;
         const halves = await this.journal.split(next);
         if (halves) {
           pending.unshift(...halves);
@@ -72,6 +75,14 @@ export class JournalledStore implements Store {
         this.options.log(`quarantined a journal record the store refused (${(error as Error).message.split('\n')[0]}); kept in ${kept}, the other records load as usual`);
       }
     }
+  }
+
+  /** Whether the engine answers a question about the segment (after a failed load of it). */
+  private engineAnswers(segment: Segment): Promise<boolean> {
+    return this.engine.isLoaded(segment.name).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Seals the open segment and loads every sealed one, one load at a time. */
@@ -84,7 +95,7 @@ export class JournalledStore implements Store {
           await this.loadIsolating(this.sealed[0]!);
           this.sealed.shift();
         } catch (error) {
-          // The journal itself failed (disk): the segment stays for the next round.
+          // The journal itself (disk) or the engine failed: the segment stays for the next round.
           this.options.log(`loading journal segment ${this.sealed[0]!.name} failed, kept for the next try: ${(error as Error).message}`);
           return;
         }
