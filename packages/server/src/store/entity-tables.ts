@@ -6,13 +6,17 @@ export abstract class EntityTables {
 
   constructor(
     protected readonly sql: SqlSession,
-    private readonly ddl: string,
+    /** One script, or statements run one by one (for sessions that prepare one statement at a time). */
+    private readonly ddl: string | readonly string[],
   ) {}
 
   /** Creates the tables once; a failed creation is tried again on the next use. */
   protected tables(): Promise<void> {
     if (!this.ready) {
-      this.ready = this.sql.run(this.ddl);
+      const statements = typeof this.ddl === 'string' ? [this.ddl] : this.ddl;
+      this.ready = (async () => {
+        for (const statement of statements) await this.sql.run(statement);
+      })();
       this.ready.catch(() => (this.ready = undefined));
     }
     return this.ready;

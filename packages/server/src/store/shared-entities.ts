@@ -4,6 +4,7 @@
 // a mirror of the mappings for reporting in ClickHouse (clickhouse/tables.ts).
 // Their SQL is portable between PostgreSQL and DuckDB: `$n` placeholders, ON CONFLICT, RETURNING.
 import type { IdentityBatch } from '../ingest/identity.js';
+import { EntityTables } from './entity-tables.js';
 import { IdentityLookups } from './identity-lookups.js';
 import type { DeletionEntry, DeletionJobRecord, EntityStore, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
@@ -31,25 +32,18 @@ const SCHEMA = [
 const FEEDBACK_FIELDS = ['body', 'author', 'email', 'user_id', 'url', 'created_at'] as const;
 const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
 
-export class SharedEntities {
-  private ready: Promise<void> | undefined;
-
-  constructor(readonly sql: SqlSession) {}
+export class SharedEntities extends EntityTables {
+  constructor(sql: SqlSession) {
+    super(sql, SCHEMA);
+  }
 
   /**
    * Creates the tables once. An engine whose session runs one statement sequence at a time
    * (DuckDB) calls it at open: inside its own transaction the creation would wait for the
    * transaction to end.
    */
-  async tables(): Promise<void> {
-    if (!this.ready) {
-      this.ready = (async () => {
-        for (const statement of SCHEMA) await this.sql.run(statement);
-      })();
-      // A failed creation is tried again on the next use.
-      this.ready.catch(() => (this.ready = undefined));
-    }
-    return this.ready;
+  override tables(): Promise<void> {
+    return super.tables();
   }
 
   private async rows(sql: string, values?: SqlValue[]): Promise<Record<string, unknown>[]> {
