@@ -1,12 +1,16 @@
 // The journal in front of an engine: `append` answers once the lines are fsynced; a
-// background loop seals the open segment every `loadIntervalMs` (or sooner when it grows
-// past `segmentBytes`) and loads sealed segments into the engine in large chunks, then
-// deletes them. At start-up, segments a crash left behind are loaded unless the engine
-// recorded them as loaded already. A segment the engine refuses is split in halves down to
-// the single records it refuses, which are quarantined (kept aside, logged): one bad record
-// never holds back the others, other projects' or the start-up. A failure while the engine
-// does not answer at all (its server down, its thread dead) is the engine's, not the
-// records': the segment stays whole for the next round.
+// background loop seals the open segment every `loadIntervalMs` and loads sealed segments
+// into the engine in large chunks, then deletes them. A segment that grows past
+// `segmentBytes` is sealed at once, also while a load runs: a load holds one segment in
+// memory, so a slow load (the engine busy with long queries) must not let the next segment
+// grow with the ingestion that arrives meanwhile (seen: the ClickHouse engine's thread ran out
+// of heap on one 160 MB segment, then a larger one); the backlog waits on disk. At start-up,
+// segments a crash left behind are loaded unless the engine recorded them as loaded already.
+// A segment the engine refuses is split in halves down to the single records it refuses,
+// which are quarantined (kept aside, logged): one bad record never holds back the others,
+// other projects' or the start-up. A failure while the engine does not answer at all (its
+// server down, its thread dead) is the engine's, not the records': the segment stays whole
+// for the next round.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { journalLine } from './duckdb.js';
@@ -25,6 +29,10 @@ export class JournalledStore implements Store {
   private timer: NodeJS.Timeout | undefined;
   private loading: Promise<void> = Promise.resolve();
   private readonly sealed: Segment[] = [];
+  private sealing: Promise<void> = Promise.resolve();
+  /** A seal of the open segment for its size is under way. */
+  private sealingFull = false;
+  private closing = false;
 
   private constructor(
     private readonly engine: Engine,
@@ -85,23 +93,44 @@ export class JournalledStore implements Store {
     );
   }
 
-  /** Seals the open segment and loads every sealed one, one load at a time. */
-  private loadInBackground(): Promise<void> {
-    this.loading = this.loading.then(async () => {
+  /** Seals the open segment (when it holds anything) behind the sealed ones. */
+  private seal(): Promise<void> {
+    const sealed = this.sealing.then(async () => {
       const segment = await this.journal.rotate();
       if (segment) this.sealed.push(segment);
-      while (this.sealed.length > 0) {
-        try {
-          await this.loadIsolating(this.sealed[0]!);
-          this.sealed.shift();
-        } catch (error) {
-          // The journal itself (disk) or the engine failed: the segment stays for the next round.
-          this.options.log(`loading journal segment ${this.sealed[0]!.name} failed, kept for the next try: ${(error as Error).message}`);
-          return;
-        }
-      }
     });
+    this.sealing = sealed.catch(() => undefined);
+    return sealed;
+  }
+
+  /** Seals the open segment and loads every sealed one, one load at a time. */
+  private loadInBackground(): Promise<void> {
+    return this.afterLoads(async () => {
+      try {
+        await this.seal();
+      } catch (error) {
+        this.options.log(`sealing the open journal segment failed, the sealed ones load: ${(error as Error).message}`);
+      }
+      await this.loadSealed();
+    });
+  }
+
+  private afterLoads(work: () => Promise<void>): Promise<void> {
+    this.loading = this.loading.then(work);
     return this.loading;
+  }
+
+  private async loadSealed(): Promise<void> {
+    while (this.sealed.length > 0) {
+      try {
+        await this.loadIsolating(this.sealed[0]!);
+        this.sealed.shift();
+      } catch (error) {
+        // The journal itself (disk) or the engine failed: the segment stays for the next round.
+        this.options.log(`loading journal segment ${this.sealed[0]!.name} failed, kept for the next try: ${(error as Error).message}`);
+        return;
+      }
+    }
   }
 
   async append(records: JournalRecord[]): Promise<void> {
@@ -110,8 +139,21 @@ export class JournalledStore implements Store {
     try {
       await this.journal.append(Buffer.from(text));
     } finally {
-      if (this.journal.openBytes >= this.options.segmentBytes || this.journal.needsRotation) void this.loadInBackground();
+      if ((this.journal.openBytes >= this.options.segmentBytes || this.journal.needsRotation) && !this.sealingFull) void this.sealFull();
     }
+  }
+
+  /** Seals the open segment now, then loads it after the sealed ones (behind a load under way). */
+  private async sealFull(): Promise<void> {
+    this.sealingFull = true;
+    try {
+      await this.seal();
+    } catch (error) {
+      this.options.log(`sealing a full journal segment failed, it is sealed with the next round: ${(error as Error).message}`);
+    } finally {
+      this.sealingFull = false;
+    }
+    if (!this.closing) void this.afterLoads(() => this.loadSealed());
   }
 
   flush(): Promise<void> {
@@ -151,7 +193,9 @@ export class JournalledStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     clearInterval(this.timer);
+    await this.sealing;
     await this.loading;
     const last = await this.journal.close();
     if (last) await this.loadIsolating(last);
