@@ -15,6 +15,7 @@ const ENGINE_TESTS = [
   'credentials',
   'deletion',
   'durability',
+  'engine-restart',
   'event-streaming',
   'event-streaming-restart',
   'experiment',

@@ -1,5 +1,6 @@
-// A worker for the RPC tests: a target that fails, streams, dies, and reports what it produced.
-import { parentPort } from 'node:worker_threads';
+// A worker for the RPC tests: a target that fails, streams, dies, and reports what it produced
+// and which thread it is. It refuses to open while its workerData's `refuseOpen` flag is set.
+import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { serve } from '../../src/store/worker/rpc.js';
 
 class Refusal extends Error {
@@ -27,6 +28,9 @@ const target = {
   async production(): Promise<{ produced: number; finished: boolean }> {
     return { produced, finished };
   },
+  async thread(): Promise<number> {
+    return threadId;
+  },
   async die(): Promise<void> {
     setImmediate(() => {
       throw new Error('the worker died on purpose');
@@ -35,4 +39,9 @@ const target = {
   },
 };
 
-void serve(parentPort!, async () => new Map([['target', target]]));
+const refuseOpen = (workerData as { refuseOpen?: Int32Array } | undefined)?.refuseOpen;
+
+void serve(parentPort!, async () => {
+  if (refuseOpen && Atomics.load(refuseOpen, 0) === 1) throw new Error('refused to open on purpose');
+  return new Map([['target', target]]);
+});

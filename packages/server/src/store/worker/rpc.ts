@@ -148,8 +148,11 @@ export class RpcClient {
   }
 }
 
+/** What proxies send their calls through: one thread's client, or one that follows a restarted thread. */
+export type Caller = Pick<RpcClient, 'call' | 'stream' | 'transaction'>;
+
 /** A proxy whose methods are answered by `target` in the other thread. */
-export function remote<T>(client: RpcClient, target: string, kinds: MethodKinds<T>): Remote<T> {
+export function remote<T>(client: Caller, target: string, kinds: MethodKinds<T>): Remote<T> {
   const proxy: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [method, kind] of Object.entries(kinds)) {
     proxy[method] = kind === 'stream' ? (...args) => client.stream(target, method, args) : (...args) => client.call(target, method, args);
@@ -158,7 +161,7 @@ export function remote<T>(client: RpcClient, target: string, kinds: MethodKinds<
 }
 
 /** A SqlSession answered by the session `target` in the other thread. */
-export function remoteSession(client: RpcClient, target: string): SqlSession {
+export function remoteSession(client: Caller, target: string): SqlSession {
   return {
     ...remote<Omit<SqlSession, 'transaction'>>(client, target, { rows: 'call', run: 'call' }),
     transaction: (work) => client.transaction(target, work),
@@ -170,11 +173,16 @@ export interface ServingWorker {
   client: RpcClient;
   /** Ends the thread; later calls fail. */
   terminate(): Promise<void>;
+  /** Settles when the thread fails or exits other than by `terminate` (it may still be exiting). */
+  died: Promise<void>;
+  /** Ends the thread as a death would (for tests: what an uncaught error or running out of heap does). */
+  kill(): Promise<void>;
 }
 
 /**
  * Starts the worker of module `entry` and waits until its targets are open. A thread that
- * dies (an uncaught error) or exits fails every pending and later call, and is logged.
+ * dies (an uncaught error, its heap out of memory) or exits fails every pending and later
+ * call, and is logged.
  */
 export async function startWorker(entry: URL, workerData: unknown, log: (message: string) => void): Promise<ServingWorker> {
   const worker = new Worker(entry, { workerData });
@@ -184,12 +192,19 @@ export async function startWorker(entry: URL, workerData: unknown, log: (message
     worker.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
     worker.once('exit', (code) => failed(new Error(`The worker thread exited with code ${code} while starting`)));
   });
+  let died!: () => void;
+  const death = new Promise<void>((resolve) => (died = resolve));
+  // `died` before `fail`: whoever watches the death hears of it before the failed calls do.
   worker.on('error', (error) => {
     log(`the worker thread failed: ${error.stack ?? error.message}`);
+    died();
     client.fail(new Error(`The worker thread failed: ${error.message}`));
   });
   worker.on('exit', (code) => {
-    if (!ending) log(`the worker thread exited (code ${code})`);
+    if (!ending) {
+      log(`the worker thread exited (code ${code})`);
+      died();
+    }
     client.fail(new Error(`The worker thread exited (code ${code})`));
   });
   const terminate = async () => {
@@ -202,7 +217,7 @@ export async function startWorker(entry: URL, workerData: unknown, log: (message
     await terminate();
     throw error;
   }
-  return { client, terminate };
+  return { client, terminate, died: death, kill: async () => void (await worker.terminate()) };
 }
 
 type Callable = Record<string, (...args: unknown[]) => unknown>;
