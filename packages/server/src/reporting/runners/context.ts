@@ -28,31 +28,61 @@ export interface SeriesResult {
   series: Series[];
 }
 
-/** Rows keyed by `groups` (JSON of the group values) into series aligned on `xValues`, biggest `collapsed` first. */
+/**
+ * Rows into series aligned on `xValues`: the `limit` groups with the biggest `collapsed` first,
+ * then their values per bucket. Only the kept groups get values, found without building a key
+ * text per row (a group-by of 500 values over 30 days held the event loop for 15-55 ms).
+ */
 export function alignSeries(
   xValues: string[],
   perBucket: { groups: string[]; bucket: string; value: number }[],
   collapsed: { groups: string[]; value: number }[],
   meta: { eventIndex: number; segmentIndex: number; limit: number; grouped: boolean },
 ): Series[] {
-  const index = new Map(xValues.map((x, i) => [x, i]));
-  const byGroup = new Map<string, Series>();
+  // By the groups' JSON, which also breaks ties between groups in code unit order.
+  const candidates = new Map<string, { groups: string[]; collapsed: number }>();
   // Ungrouped, the answer has its one series even without data.
-  if (!meta.grouped) byGroup.set('[]', { groups: [], eventIndex: meta.eventIndex, segmentIndex: meta.segmentIndex, values: xValues.map(() => 0), collapsed: 0 });
-  for (const { groups, value } of collapsed) {
-    byGroup.set(JSON.stringify(groups), { ...(byGroup.get(JSON.stringify(groups)) ?? { groups, eventIndex: meta.eventIndex, segmentIndex: meta.segmentIndex, values: xValues.map(() => 0) }), collapsed: value });
-  }
+  if (!meta.grouped) candidates.set('[]', { groups: [], collapsed: 0 });
+  for (const { groups, value } of collapsed) candidates.set(JSON.stringify(groups), { groups, collapsed: value });
+  const kept = [...candidates]
+    .sort(([aKey, a], [bKey, b]) => b.collapsed - a.collapsed || compareText(aKey, bKey))
+    .slice(0, meta.limit)
+    .map(([, { groups, collapsed }]): Series => ({ groups, eventIndex: meta.eventIndex, segmentIndex: meta.segmentIndex, values: xValues.map(() => 0), collapsed }));
+  const index = new Map(xValues.map((x, i) => [x, i]));
+  const seriesOf = groupLookup(kept);
   for (const { groups, bucket, value } of perBucket) {
-    const series = byGroup.get(JSON.stringify(groups));
+    const series = seriesOf(groups);
     const at = index.get(bucket);
     if (series && at !== undefined) series.values[at] = value;
   }
-  return [...byGroup.values()].sort((a, b) => b.collapsed - a.collapsed || compareGroups(a.groups, b.groups)).slice(0, meta.limit);
+  return kept;
+}
+
+type Level = Map<string, { series?: Series; next?: Level }>;
+
+/** The series of some group values, through a Map per group-by level (series of one call have as many groups each). */
+function groupLookup(series: Series[]): (groups: string[]) => Series | undefined {
+  const root: Level = new Map();
+  for (const one of series) {
+    let level = root;
+    one.groups.forEach((value, i) => {
+      const node = level.get(value) ?? {};
+      level.set(value, node);
+      if (i === one.groups.length - 1) node.series = one;
+      else level = node.next ??= new Map();
+    });
+  }
+  const ungrouped = series.find((one) => one.groups.length === 0);
+  return (groups) => {
+    if (groups.length === 0) return ungrouped;
+    let level: Level | undefined = root;
+    for (let i = 0; i < groups.length - 1 && level; i++) level = level.get(groups[i]!)?.next;
+    return level?.get(groups[groups.length - 1]!)?.series;
+  };
 }
 
 /** Ties between groups in code unit order: the same on every machine, whatever its locale. */
 export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const compareGroups = (a: string[], b: string[]) => compareText(JSON.stringify(a), JSON.stringify(b));
 
 /** The group values of a row's `p0`, `p1`... columns. */
 export function groupsOf(row: Record<string, unknown>, count: number): string[] {
