@@ -31,7 +31,7 @@ import { StreamStore } from './delivery-metrics/store.js';
 import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './delivery-metrics/streamer.js';
 import { savedCharts } from './reporting/charts.js';
 import { clickHouseDialectOf, duckDbDialectOf, ReportingHandlers } from './reporting/handlers.js';
-import { type LimitFigures, ReportingLimits } from './reporting/limits.js';
+import { InMemoryReportingLimits, type LimitFigures, type ReportingLimits } from './reporting/limits.js';
 import { ClickHouseDialect } from './reporting/query/clickhouse-dialect.js';
 import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
 import { type EngineConfig, type OpenedEngine, openEngine } from './store/open-engine.js';
@@ -60,9 +60,10 @@ export interface ServerConfig {
    * Files every server process of one deployment reads (default: dataDir): tenancy, the link
    * secret, saved charts, experiment flags. Processes sharing one engine database (ClickHouse
    * with PostgreSQL) point this at one directory; each keeps its own dataDir. What stays per
-   * process: the throttle, the reporting limits (concurrency and cost), the user-mapping and
-   * deletion request pace, the insert_id window (repeats sent to another process are dropped
-   * when its segment loads) and property-update counts; N processes allow up to N times them.
+   * process: the throttle, the cohort export limits, the user-mapping and deletion request
+   * pace, the insert_id window (repeats sent to another process are dropped when its segment
+   * loads) and property-update counts; N processes allow up to N times them. The reporting
+   * limits (concurrency and cost) are counted in PostgreSQL when `postgresUrl` is given.
    */
   sharedDir?: string;
   host: string;
@@ -96,8 +97,9 @@ export interface ServerConfig {
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
   /**
-   * PostgreSQL for the entity tables (annotations, cohorts, taxonomy, streaming, replays),
-   * which several server processes can share; the engine's own tables by default.
+   * PostgreSQL for the entity tables (annotations, cohorts, taxonomy, streaming, replays) and
+   * the reporting limits, which several server processes can share; the engine's own tables
+   * and the process's memory by default.
    */
   postgresUrl?: string;
   /**
@@ -126,6 +128,25 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     clickhouseDatabase: config.clickhouseDatabase,
   };
   return config.engineThread === 'main' ? openEngine(engineConfig) : openEngineThread(engineConfig, log);
+}
+
+/**
+ * The reporting limits: in PostgreSQL, counted for every process on it, when configured; else
+ * in this process's memory. PostgreSQL's are reached through a pool of this thread: an
+ * admission must not wait behind the engine thread's work.
+ */
+async function openReportingLimits(config: ServerConfig, log: (message: string) => void): Promise<{ limits: ReportingLimits; close(): Promise<void> }> {
+  if (config.postgresUrl === undefined) return { limits: new InMemoryReportingLimits(config.reportingLimits), close: async () => undefined };
+  const [{ postgresSession }, { PostgresReportingLimits }] = await Promise.all([import('./store/postgres/sql-session.js'), import('./store/postgres/reporting-limits.js')]);
+  const session = postgresSession(config.postgresUrl, { maxConnections: 4 });
+  const limits = new PostgresReportingLimits(session, { figures: config.reportingLimits, log });
+  return {
+    limits,
+    async close() {
+      await limits.close();
+      await session.close();
+    },
+  };
 }
 
 export interface RunningServer {
@@ -195,7 +216,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const userMapping = new UserMappingHandlers(store, tenancy);
 
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
-  const reportingLimits = new ReportingLimits(config.reportingLimits);
+  const { limits: reportingLimits, close: closeReportingLimits } = await openReportingLimits(config, log);
   const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
   // The names of events and properties do not depend on the time zone.
@@ -334,6 +355,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       clearInterval(pruner);
       stopWatching();
       for (const { app } of listeners) await app.close();
+      await closeReportingLimits();
       await streamer.stop();
       await store.close();
       await opened.close();

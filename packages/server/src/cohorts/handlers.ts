@@ -140,7 +140,7 @@ export class CohortHandlers {
     const appId = appOf(request.caller);
     const cohort = await this.cohorts.cohort(appId, request.path.id);
     if (!cohort) return { status: 404, body: { code: 404, error: `No cohort with id ${request.path.id} in this project` } };
-    const admission = this.options.limits.admit(appId, this.clock());
+    const admission = await this.options.limits.admit(appId, this.clock());
     if ('message' in admission) return { status: 429, body: { code: 429, error: admission.message }, headers: { 'retry-after': String(admission.retryAfterSeconds) } };
     const propKeys = request.query.props === 1 ? [...(request.query.propKeys ?? [])] : null;
     const requestId = randomUUID();

@@ -1,7 +1,7 @@
 // The limits of cohort exports per project (doc 000): 60 export requests per 10 minutes, 4
 // jobs in progress at a time, 500 per calendar month (UTC), and a slot of the 5 concurrent
-// reporting requests for as long as a job runs. Counts live in memory: they start afresh
-// after a restart.
+// reporting requests for as long as a job runs. These counts live in the process's memory:
+// they start afresh after a restart (the reporting slot is counted where the reporting limits are).
 import { addTo, sumSince } from '../ingest/windowed-counts.js';
 import type { ReportingLimits } from '../reporting/limits.js';
 
@@ -29,14 +29,26 @@ interface ProjectCounts {
 
 export class CohortExportLimits {
   private readonly projects = new Map<number, ProjectCounts>();
+  /** The admission before, which the next one waits for. */
+  private previous: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly reporting: ReportingLimits,
     private readonly figures: ExportLimitFigures = DOCUMENTED_EXPORT_LIMITS,
   ) {}
 
-  /** Admits an export request (then `done` when its job has finished) or says which limit refuses it. */
-  admit(appId: number, now: number): ExportAdmission {
+  /**
+   * Admits an export request (then `done` when its job has finished) or says which limit refuses
+   * it. Admissions take turns: each checks the counts, waits for its reporting slot, then counts
+   * itself, and another admission in between would pass the same check.
+   */
+  admit(appId: number, now: number): Promise<ExportAdmission> {
+    const admission = this.previous.then(() => this.admitNext(appId, now));
+    this.previous = admission.catch(() => undefined);
+    return admission;
+  }
+
+  private async admitNext(appId: number, now: number): Promise<ExportAdmission> {
     const second = Math.floor(now / 1000);
     const month = new Date(now).toISOString().slice(0, 7);
     const counts = this.projects.get(appId) ?? { seconds: [], requests: [], running: 0, month, inMonth: 0 };
@@ -51,7 +63,7 @@ export class CohortExportLimits {
       const nextMonth = Date.UTC(next.getUTCFullYear(), next.getUTCMonth() + 1, 1);
       return { message: `Rate limit exceeded: at most ${requestsPerMonth} cohort export requests per month per project`, retryAfterSeconds: Math.ceil((nextMonth - now) / 1000) };
     }
-    const slot = this.reporting.admit(appId, 0, now);
+    const slot = await this.reporting.admit(appId, 0, now);
     if ('exceeded' in slot) return { message: slot.message, retryAfterSeconds: slot.retryAfterSeconds };
     addTo(counts.seconds, counts.requests, second, 1, second - TEN_MINUTES);
     counts.running++;

@@ -119,7 +119,7 @@ export class ReportingHandlers {
 
   /** Runs `work` within the project's limits; 429 when one refuses. */
   private async limited<R>(request: HandlerRequest<ReportingOperation>, cost: number, work: (ctx: RunnerContext) => Promise<R>): Promise<R | LimitReply> {
-    const admission = this.limits.admit(request.caller.project!.app_id, cost, request.receivedAt);
+    const admission = await this.limits.admit(request.caller.project!.app_id, cost, request.receivedAt);
     if ('exceeded' in admission) return limitReply(admission.exceeded, admission.message, admission.retryAfterSeconds);
     try {
       return await work(await this.context(request));
