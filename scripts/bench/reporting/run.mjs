@@ -142,6 +142,7 @@ const inRange = `app_id = ${project.app_id} AND time >= ${START} AND time < ${ST
 const day = { duckdb: 'date_trunc(\'day\', make_timestamp(time * 1000))', clickhouse: 'toDate(toDateTime(intDiv(time, 1000), \'UTC\'))' };
 const sessionsInRange = `app_id = ${project.app_id} AND session_id >= ${START} AND session_id < ${START + DAYS * DAY}`;
 const FUNNEL_WINDOW = DAY;
+const itemIdText = `visitParamExtractString(concat('{"k":', property_values[indexOf(property_keys, 'item_id')], '}'), 'k')`;
 
 /**
  * Whether a funnel answer has these counts, medians and averages (`r<k>`, `m<k>`, `a<k>`) per
@@ -181,8 +182,10 @@ const allCases = [
     name: 'segmentation by item_id, top 100',
     path: `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played', group_by: [{ type: 'event', value: 'item_id' }] })}&limit=100`,
     duckdb: `SELECT ${day.duckdb} AS d, event_properties->>'item_id' AS g, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY GROUPING SETS ((d, g), (g))`,
-    clickhouse: `SELECT d, g, n FROM (SELECT ${day.clickhouse} AS d, visitParamExtractString(event_properties, 'item_id') AS g, uniqExact(svc_id) AS n FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d, g)
-     UNION ALL SELECT toDate(0) AS d, g, n FROM (SELECT visitParamExtractString(event_properties, 'item_id') AS g, uniqExact(svc_id) AS n FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY g)`,
+    // The value from the split property columns (visitParam on event_properties would find the
+    // key at any depth: another question), unescaped as a JSON string.
+    clickhouse: `SELECT d, g, n FROM (SELECT ${day.clickhouse} AS d, ${itemIdText} AS g, uniqExact(svc_id) AS n FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d, g)
+     UNION ALL SELECT toDate(0) AS d, g, n FROM (SELECT ${itemIdText} AS g, uniqExact(svc_id) AS n FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY g)`,
   },
   {
     name: '3-step funnel (1 day window)',
