@@ -11,7 +11,6 @@
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
 //   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,worker]
-import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +21,7 @@ import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse
 import { DuckDbEngine, EVENT_COLUMNS, journalLine } from '../../../packages/server/dist/store/duckdb.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
+import { memorySession } from '../support/memory-session.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -60,14 +60,6 @@ function event(index) {
     country: 'Germany',
     idfa: user % 10 === 0 ? `idfa-${user}` : null,
   };
-}
-
-async function memorySession() {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
-  const run = async (sql, values) => void (await connection.run(sql, values));
-  const rows = async (sql, values) => (await connection.runAndReadAll(sql, values)).getRowObjectsJS();
-  return { rows, run, transaction: (work) => work({ rows, run }), close: () => instance.closeSync() };
 }
 
 /** Loads every segment; events per second of the loads alone (segment files written before). */

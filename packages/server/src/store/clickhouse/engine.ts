@@ -55,6 +55,115 @@ function parseLine(text: string): JournalLine {
 }
 
 /**
+ * Lines of a segment parsed and encoded at a time while it loads (their objects are what a
+ * load holds at once): a 64 MB segment's load peaked at +146 MB of heap with 2,000, +241 MB
+ * with 5,000, in the same time (scripts/bench/engines/segment-memory.mjs).
+ */
+const LOAD_CHUNK_LINES = 2_000;
+const NEWLINE = 0x0a;
+
+/** A segment's non-empty lines, each a byte range of the file (read once, kept out of the JS heap). */
+class SegmentLines {
+  readonly count: number;
+  private readonly starts: Float64Array;
+  private readonly ends: Float64Array;
+
+  constructor(private readonly bytes: Buffer) {
+    let newlines = 0;
+    for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) newlines++;
+    this.starts = new Float64Array(newlines + 1);
+    this.ends = new Float64Array(newlines + 1);
+    let count = 0;
+    for (let start = 0; start < bytes.length; ) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      const end = newline === -1 ? bytes.length : newline;
+      if (end > start) {
+        this.starts[count] = start;
+        this.ends[count++] = end;
+      }
+      start = end + 1;
+    }
+    this.count = count;
+  }
+
+  parse(index: number): JournalLine {
+    return parseLine(this.bytes.toString('utf8', this.starts[index], this.ends[index]));
+  }
+}
+
+/**
+ * What the whole-segment steps (dedupe, identities, profiles, holds) need of each line, by
+ * line index: columns of scalars, and whole only the few lines the profile and hold steps read.
+ */
+interface SegmentScan {
+  appIds: Int32Array;
+  uploadTimes: Float64Array;
+  insertIds: (string | null)[];
+  userIds: (string | null)[];
+  deviceIds: (string | null)[];
+  held: Uint8Array;
+  /** Held and released attributions, `$identify` and `$groupidentify` events. */
+  whole: Map<number, JournalLine>;
+}
+
+async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
+  const slice = timeSlicer();
+  const scan: SegmentScan = {
+    appIds: new Int32Array(lines.count),
+    uploadTimes: new Float64Array(lines.count),
+    insertIds: new Array<string | null>(lines.count),
+    userIds: new Array<string | null>(lines.count),
+    deviceIds: new Array<string | null>(lines.count),
+    held: new Uint8Array(lines.count),
+    whole: new Map(),
+  };
+  for (let index = 0; index < lines.count; index++) {
+    const line = lines.parse(index);
+    scan.appIds[index] = line.app_id;
+    scan.uploadTimes[index] = line.server_upload_time;
+    scan.insertIds[index] = line.insert_id;
+    scan.userIds[index] = line.user_id;
+    scan.deviceIds[index] = line.device_id;
+    scan.held[index] = line.held_attribution ? 1 : 0;
+    if (line.held_attribution || line.released_attribution || line.event_type === '$identify' || line.event_type === '$groupidentify') scan.whole.set(index, line);
+    await slice(index);
+  }
+  return scan;
+}
+
+/** Where each kept line goes, by line index: its ingest_seq (0: dropped as a repeat) and svc_id (NaN: none). */
+interface SegmentPlan {
+  ingestSeqs: Float64Array;
+  svcIds: Float64Array;
+  held: Uint8Array;
+}
+
+const isEvent = (plan: SegmentPlan, index: number) => plan.ingestSeqs[index] !== 0 && plan.held[index] === 0;
+
+/** The line as the event inserted. */
+function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: number): ResolvedEvent {
+  // The line itself becomes the event (the insert reads the event columns only).
+  const event = line as JournalLine & ResolvedEvent;
+  const svcId = plan.svcIds[index]!;
+  event.svc_id = Number.isNaN(svcId) ? null : svcId;
+  event.ingest_seq = plan.ingestSeqs[index]!;
+  return event;
+}
+
+/** The segment's events a chunk of lines at a time, parsed again when the insert pulls them. */
+async function* resolvedChunks(lines: SegmentLines, plan: SegmentPlan, chunkLines: number): AsyncGenerator<ResolvedEvent[]> {
+  const slice = timeSlicer();
+  for (let from = 0; from < lines.count; from += chunkLines) {
+    const events: ResolvedEvent[] = [];
+    for (let index = from; index < Math.min(lines.count, from + chunkLines); index++) {
+      if (isEvent(plan, index)) events.push(resolvedEvent(lines.parse(index), plan, index));
+      await slice(index);
+    }
+    yield events;
+  }
+}
+
+/**
  * Mutations run in the background on 18.16 (no `mutations_sync`): polled until done. A
  * mutation that fails is retried by the server forever and blocks the later ones of its
  * table (18.16 can neither report nor kill it), so their SQL must be right.
@@ -80,6 +189,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     private readonly loadLock: LoadLock,
     /** Names this process's journal apart from the others' (their segment names can be equal). */
     private readonly journalId: string,
+    private readonly loadChunkLines: number,
   ) {
     super();
     this.entities = new SharedEntities(sql);
@@ -89,7 +199,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     // Under the lock: processes opening at once would both run a migration step (seen: a
     // duplicate ADD COLUMN), and a segment another process is loading right now is not torn.
     return loadLock.hold(async () => {
-      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId);
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES);
       await engine.removeTornSegments();
       await engine.readIdentities();
       await engine.reconcileUserMappings();
@@ -196,28 +306,30 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   /**
-   * The lines without the events whose insert_id is stored within the dedupe window before
-   * them: repeats another process received (each process's own window drops those it sees).
+   * Which lines are not events whose insert_id is stored within the dedupe window before
+   * them (1: kept): repeats another process received (each process's own window drops those it sees).
    */
-  private async withoutStoredRepeats(lines: JournalLine[]): Promise<JournalLine[]> {
+  private async withoutStoredRepeats(scan: SegmentScan): Promise<Uint8Array> {
     const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
-    const candidates = lines.filter((line) => !line.held_attribution && line.insert_id !== null);
-    if (candidates.length === 0) return lines;
-    const since = candidates.reduce((oldest, line) => Math.min(oldest, line.server_upload_time), Infinity) - DEDUPE_WINDOW_MS;
+    const kept = new Uint8Array(scan.held.length).fill(1);
+    const candidates: number[] = [];
+    for (let index = 0; index < kept.length; index++) if (scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
+    if (candidates.length === 0) return kept;
+    const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - DEDUPE_WINDOW_MS;
     const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
-      WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((line) => line.app_id)))})
-      AND insert_id IN (${candidates.map((line) => literal(line.insert_id!)).join(', ')}) GROUP BY app_id, insert_id`;
+      WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((index) => scan.appIds[index]!)))})
+      AND insert_id IN (${candidates.map((index) => literal(scan.insertIds[index]!)).join(', ')}) GROUP BY app_id, insert_id`;
     // The ids are literals in the query: room for a whole segment's (the defaults stop at 256 KiB
     // of text and 50,000 syntax elements; a segment of 50,000 events exceeded the latter).
     const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
     const result = await this.store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
     const stored = new Map<string, number>();
     for (const row of await result.json<Row>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
-    if (stored.size === 0) return lines;
-    return lines.filter((line) => {
-      const storedAt = line.held_attribution || line.insert_id === null ? undefined : stored.get(keyOf(line.app_id, line.insert_id));
-      return storedAt === undefined || storedAt < line.server_upload_time - DEDUPE_WINDOW_MS;
-    });
+    for (const index of candidates) {
+      const storedAt = stored.get(keyOf(scan.appIds[index]!, scan.insertIds[index]!));
+      if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - DEDUPE_WINDOW_MS) kept[index] = 0;
+    }
+    return kept;
   }
 
   /**
@@ -228,46 +340,35 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return this.serial(() => this.loadLock.hold(() => this.loadLocked(path, this.recorded(name))));
   }
 
-  /** Loads the segment at `path` under its recorded `name`. */
+  /**
+   * Loads the segment at `path` under its recorded `name`, in two passes over its lines: the
+   * first resolves every identity (svc_ids are canonical only once the whole segment's merges
+   * are known), the second parses the lines again a chunk at a time into the one INSERT.
+   */
   private async loadLocked(path: string, name: string): Promise<void> {
     if (await this.isRecorded(name)) return;
     if (this.torn.has(name)) await this.removeSegment(name);
     this.torn.add(name);
     await this.catchUp();
-    const slice = timeSlicer();
-    const texts = (await readFile(path, 'utf8')).split('\n');
-    const parsed: JournalLine[] = [];
-    for (let i = 0; i < texts.length; i++) {
-      if (texts[i]!.length > 0) parsed.push(parseLine(texts[i]!));
-      await slice(i);
-    }
-    const lines = await this.withoutStoredRepeats(parsed);
-    const base = this.lastIngestSeq;
-    const version = base + lines.length;
+    const lines = new SegmentLines(await readFile(path));
+    const scan = await scanSegment(lines);
+    const kept = await this.withoutStoredRepeats(scan);
     const batch = this.identities.begin();
-    const events: ResolvedEvent[] = [];
+    const { plan, eventCount, version } = await this.resolveIdentities(scan, kept, batch);
     const holds: Row[] = [];
-    for (let index = 0; index < lines.length; index++) {
-      await slice(index);
-      const line = lines[index]!;
+    for (const [index, line] of scan.whole) {
+      if (kept[index] === 0) continue;
       if (line.held_attribution) {
         const { id, app_id, received_at, event } = line.held_attribution;
         holds.push({ id, app_id, received_at, event: JSON.stringify(event), released: 0, segment: name });
-        continue;
-      }
-      if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
-      // The line itself becomes the event (the insert reads the event columns only).
-      const event = line as JournalLine & ResolvedEvent;
-      event.svc_id = batch.resolve(line.app_id, line.user_id, line.device_id);
-      event.ingest_seq = base + index + 1;
-      events.push(event);
+      } else if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
     }
-    for (const event of events) if (event.svc_id !== null) event.svc_id = batch.canonical(event.svc_id);
+    const profileEvents = [...scan.whole].filter(([index]) => isEvent(plan, index)).map(([index, line]) => resolvedEvent(line, plan, index));
     const merges = batch.changes().merges;
     await this.persistIdentities(batch, name, version);
     await this.insert('held_attributions', holds);
-    await this.applyUserProfiles(events, merges, name, version);
-    await this.applyGroupProfiles(events, name, version);
+    await this.applyUserProfiles(profileEvents, merges, name, version);
+    await this.applyGroupProfiles(profileEvents, name, version);
     if (merges.length > 0) {
       const from = integers(merges.map((m) => m.from));
       const to = integers(merges.map((m) => m.to));
@@ -275,11 +376,29 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
         await this.mutate(table, `UPDATE svc_id = transform(svc_id, [${from}], [${to}], svc_id) WHERE svc_id IN (${from})`);
       }
     }
-    await this.store.insert(events, name);
+    await this.store.insertChunks(resolvedChunks(lines, plan, this.loadChunkLines), eventCount, name);
     await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
     this.torn.delete(name);
     batch.commit();
     this.lastIngestSeq = version;
+  }
+
+  /** The kept lines' ingest_seqs (held ones take theirs too) and canonical svc_ids; how many are events; the last ingest_seq. */
+  private async resolveIdentities(scan: SegmentScan, kept: Uint8Array, batch: IdentityBatch): Promise<{ plan: SegmentPlan; eventCount: number; version: number }> {
+    const slice = timeSlicer();
+    const plan: SegmentPlan = { ingestSeqs: new Float64Array(kept.length), svcIds: new Float64Array(kept.length).fill(Number.NaN), held: scan.held };
+    let version = this.lastIngestSeq;
+    let eventCount = 0;
+    for (let index = 0; index < kept.length; index++) {
+      await slice(index);
+      if (kept[index] === 0) continue;
+      plan.ingestSeqs[index] = ++version;
+      if (scan.held[index] === 1) continue;
+      plan.svcIds[index] = batch.resolve(scan.appIds[index]!, scan.userIds[index] ?? null, scan.deviceIds[index] ?? null) ?? Number.NaN;
+      eventCount++;
+    }
+    for (let index = 0; index < kept.length; index++) if (!Number.isNaN(plan.svcIds[index])) plan.svcIds[index] = batch.canonical(plan.svcIds[index]!);
+    return { plan, eventCount, version };
   }
 
   private async persistIdentities(batch: IdentityBatch, segment: string, version: number): Promise<void> {

@@ -70,6 +70,8 @@ export interface ClickHouseOptions {
   url: string;
   /** Created if missing; `default` when not given. */
   database?: string;
+  /** Lines of a journal segment the engine parses and encodes at a time while loading it (default 2,000). */
+  loadChunkLines?: number;
 }
 
 type Row = Record<string, unknown>;
@@ -148,13 +150,24 @@ export class ClickHouseEvents {
    * resolves, tagged with the journal segment they came from. RowBinary, not JSONEachRow:
    * 18.16 reads floats in text inexactly (row-binary.ts).
    */
-  async insert(events: readonly ResolvedEvent[], segment = ''): Promise<void> {
-    if (events.length === 0) return;
+  insert(events: readonly ResolvedEvent[], segment = ''): Promise<void> {
+    return this.insertChunks([events], events.length, segment);
+  }
+
+  /**
+   * Inserts `count` events given in chunks in one INSERT, as `insert` does; a chunk is encoded
+   * when the request pulls it, so a chunk or two of events and their bytes exist at a time.
+   */
+  async insertChunks(chunks: Iterable<readonly ResolvedEvent[]> | AsyncIterable<readonly ResolvedEvent[]>, count: number, segment = ''): Promise<void> {
+    if (count === 0) return;
+    async function* encoded() {
+      for await (const events of chunks) yield encodeRows(events.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]));
+    }
     const result = await this.client.exec({
       query: `INSERT INTO events (${[...insertColumns, ...EXTRA_COLUMNS].map(quote).join(', ')}) FORMAT RowBinary`,
-      values: Readable.from([encodeRows(events.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]))]),
+      values: Readable.from(encoded()),
       // One block per partition however many rows the segment holds (the default splits at 1,048,576).
-      clickhouse_settings: { max_insert_block_size: String(Math.max(events.length, 1_048_576)) },
+      clickhouse_settings: { max_insert_block_size: String(Math.max(count, 1_048_576)) },
     });
     result.stream.resume();
     await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
