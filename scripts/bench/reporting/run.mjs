@@ -145,6 +145,18 @@ const FUNNEL_WINDOW = DAY;
 const itemIdText = `visitParamExtractString(concat('{"k":', property_values[indexOf(property_keys, 'item_id')], '}'), 'k')`;
 
 /**
+ * Distinct users per day (and group `g`) and over the range, from `rows` (d, [g], svc_id): the
+ * rows materialized once and grouped twice, DuckDB's fastest form (GROUPING SETS with a distinct
+ * count take a quarter more CPU; the source read twice extracts its JSON twice).
+ */
+const perDayAndWhole = (rows, group) => {
+  const keys = group ? [group] : [];
+  const select = [...keys, 'count(DISTINCT svc_id)'].join(', ');
+  const by = (columns) => (columns.length > 0 ? ` GROUP BY ${columns.join(', ')}` : '');
+  return `WITH s AS MATERIALIZED (${rows}) SELECT d, ${select} FROM s${by(['d', ...keys])} UNION ALL SELECT NULL, ${select} FROM s${by(keys)}`;
+};
+
+/**
  * Whether a funnel answer has these counts, medians and averages (`r<k>`, `m<k>`, `a<k>`) per
  * day and over the range (day 'range'): true, or the first day that differs.
  */
@@ -175,13 +187,13 @@ const allCases = [
   {
     name: 'segmentation uniques/day',
     path: `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played' })}`,
-    duckdb: `SELECT ${day.duckdb} AS d, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY GROUPING SETS ((d), ())`,
+    duckdb: perDayAndWhole(`SELECT ${day.duckdb} AS d, svc_id FROM events WHERE ${inRange} AND event_type = 'Song Played'`),
     clickhouse: `SELECT ${day.clickhouse} AS d, uniqExact(svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d WITH TOTALS`,
   },
   {
     name: 'segmentation by item_id, top 100',
     path: `/api/2/events/segmentation?${range}&e=${e({ event_type: 'Song Played', group_by: [{ type: 'event', value: 'item_id' }] })}&limit=100`,
-    duckdb: `SELECT ${day.duckdb} AS d, event_properties->>'item_id' AS g, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY GROUPING SETS ((d, g), (g))`,
+    duckdb: perDayAndWhole(`SELECT ${day.duckdb} AS d, event_properties->>'item_id' AS g, svc_id FROM events WHERE ${inRange} AND event_type = 'Song Played'`, 'g'),
     // The value from the split property columns (visitParam on event_properties would find the
     // key at any depth: another question), unescaped as a JSON string.
     clickhouse: `SELECT d, g, n FROM (SELECT ${day.clickhouse} AS d, ${itemIdText} AS g, uniqExact(svc_id) AS n FROM events WHERE ${inRange} AND event_type = 'Song Played' GROUP BY d, g)
@@ -250,7 +262,7 @@ const allCases = [
   {
     name: 'active users/day',
     path: `/api/2/users?${range}`,
-    duckdb: `SELECT ${day.duckdb} AS d, count(DISTINCT svc_id) FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY GROUPING SETS ((d), ())`,
+    duckdb: perDayAndWhole(`SELECT ${day.duckdb} AS d, svc_id FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify')`),
     clickhouse: `SELECT ${day.clickhouse} AS d, uniqExact(svc_id) FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY d WITH TOTALS`,
   },
   {

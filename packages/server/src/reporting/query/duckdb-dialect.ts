@@ -58,8 +58,8 @@ export interface Dialect {
   orderedList(value: string, orderBy: string[]): string;
   /**
    * A SELECT of `bucket, <groups>, <aggregates' names>, whole`: the aggregates per bucket and groups
-   * (`whole` 0, `bucket` the bucket's label), and per groups over every bucket (`whole` 1,
-   * `bucket` NULL), of the rows of `source` (a parenthesized relation, alias `s`) that meet `where`.
+   * (`whole` false or 0, `bucket` the bucket's label), and per groups over every bucket (`whole` true
+   * or 1, `bucket` NULL), of the rows of `source` (a parenthesized relation, alias `s`) that meet `where`.
    */
   perBucketAndWhole(query: PerBucketAndWhole): string;
   /**
@@ -78,6 +78,8 @@ export interface PerBucketAndWhole {
   groups: string[];
   /** Aggregate expressions by their column names. */
   aggregates: Record<string, string>;
+  /** The source's columns the aggregates read. */
+  measured: string[];
   where?: string;
 }
 
@@ -291,12 +293,18 @@ export class DuckDbDialect implements Dialect {
     UNION ALL SELECT g, ${this.bucketLabel('bucket', 'day')} AS day, ${measures('false AS whole')} FROM ${dayRows} GROUP BY g, bucket`;
   }
 
-  /** Grouping sets: one pass over the source. */
-  perBucketAndWhole({ source, interval, groups, aggregates, where }: PerBucketAndWhole): string {
-    const sets = `(${['bucket', ...groups].join(', ')}), (${groups.join(', ')})`;
-    const names = Object.keys(aggregates);
+  /**
+   * The rows that count, with only the columns read, materialized once and grouped twice. GROUPING
+   * SETS with distinct counts cost a quarter more CPU (a distinct table per set and group); the
+   * source read twice evaluates its JSON properties twice.
+   */
+  perBucketAndWhole({ source, interval, groups, aggregates, measured, where }: PerBucketAndWhole): string {
     const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
-    return `SELECT ${this.bucketLabel('bucket', interval)} AS bucket, ${[...groups, ...names, 'whole'].join(', ')} FROM (SELECT ${['bucket', ...groups, ...values].join(', ')}, grouping(bucket) AS whole FROM ${source} s WHERE ${where ?? 'true'} GROUP BY GROUPING SETS (${sets}))`;
+    const columns = [...new Set(['bucket', ...groups, ...measured])];
+    const grouped = (keys: string[]) => (keys.length === 0 ? '' : ` GROUP BY ${keys.join(', ')}`);
+    return `WITH s AS MATERIALIZED (SELECT ${columns.join(', ')} FROM ${source} s WHERE ${where ?? 'true'})
+    SELECT ${this.bucketLabel('bucket', interval)} AS bucket, ${[...groups, ...values].join(', ')}, false AS whole FROM s${grouped(['bucket', ...groups])}
+    UNION ALL SELECT NULL, ${[...groups, ...values].join(', ')}, true FROM s${grouped(groups)}`;
   }
 
   rebucketed(_scan: EventScan, sql: string, windows: [string, string][]): string {

@@ -1,5 +1,4 @@
-// Aggregates of a scan per bucket and group, and over the whole range, in one pass
-// (grouping sets where the engine has them): distinct users, events, and sums, counts, minima and maxima of a numeric
+// Aggregates of a scan per bucket and group, and over the whole range: distinct users, events, and sums, counts, minima and maxima of a numeric
 // property (the scan's last property column).
 import type { Dialect } from '../query/duckdb-dialect.js';
 import type { EventScan } from '../query/model.js';
@@ -12,22 +11,23 @@ export interface Counts {
   collapsed: { groups: string[]; value: number }[];
 }
 
-/** SQL of each measure; property measures read the numeric value of `p<last>` (non-numbers ignored). */
-function aggregateSql(dialect: Dialect, measure: Measure, valueColumn: string): string {
+/** SQL of each measure and the column it reads; property measures read the numeric value of `p<last>` (non-numbers ignored). */
+function aggregateSql(dialect: Dialect, measure: Measure, valueColumn: string): { sql: string; measured: string[] } {
+  const ofValue = (sql: string) => ({ sql, measured: [valueColumn] });
   const number = dialect.number(valueColumn);
   switch (measure) {
     case 'uniques':
-      return dialect.distinctCount('svc_id');
+      return { sql: dialect.distinctCount('svc_id'), measured: ['svc_id'] };
     case 'totals':
-      return 'count(*)';
+      return { sql: 'count(*)', measured: [] };
     case 'propsum':
-      return `coalesce(sum(${number}), 0)`;
+      return ofValue(`coalesce(sum(${number}), 0)`);
     case 'propcount':
-      return `count(${number})`;
+      return ofValue(`count(${number})`);
     case 'propmin':
-      return `coalesce(min(${number}), 0)`;
+      return ofValue(`coalesce(min(${number}), 0)`);
     case 'propmax':
-      return `coalesce(max(${number}), 0)`;
+      return ofValue(`coalesce(max(${number}), 0)`);
   }
 }
 
@@ -45,7 +45,7 @@ export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measu
   const aggregate = aggregateSql(dialect, measure, `p${scan.properties.length - 1}`);
   const sql = dialect.scan(scan);
   const source = `(${options.windows ? dialect.rebucketed(scan, sql, options.windows) : sql})`;
-  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate }, where: options.where });
+  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate.sql }, measured: aggregate.measured, where: options.where });
   const result: Counts = { perBucket: [], collapsed: [] };
   // Bucket × group rows can be many (30 days × 1000 groups): read a chunk at a time.
   for await (const rows of ctx.queryChunks(query)) {

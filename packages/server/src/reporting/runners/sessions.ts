@@ -31,12 +31,12 @@ export async function dailySessions(ctx: RunnerContext, range: ReportRange, meas
   const xValues = bucketLabels(range, 'day');
   const { dialect } = ctx;
   // The whole range is the row with `whole` set (its bucket NULL).
-  const perDay = async (source: string, aggregates: Record<string, string>, where?: string) =>
-    new Map((await ctx.query(dialect.perBucketAndWhole({ source: `(${source})`, interval: 'day', groups: [], aggregates, where }))).map((r) => [r.whole ? null : (r.bucket as string), r]));
-  const byBucket = await perDay(sessionsSql(ctx, range, true), { sessions: 'count(*)', total_ms: 'sum(length_ms)' });
+  const perDay = async (source: string, aggregates: Record<string, string>, measured: string[], where?: string) =>
+    new Map((await ctx.query(dialect.perBucketAndWhole({ source: `(${source})`, interval: 'day', groups: [], aggregates, measured, where }))).map((r) => [r.whole ? null : (r.bucket as string), r]));
+  const byBucket = await perDay(sessionsSql(ctx, range, true), { sessions: 'count(*)', total_ms: 'sum(length_ms)' }, ['length_ms']);
   const active =
     measure === 'perUser'
-      ? await perDay(dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' }), { users: dialect.distinctCount('svc_id') }, 'active')
+      ? await perDay(dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' }), { users: dialect.distinctCount('svc_id') }, ['svc_id'], 'active')
       : undefined;
   const valueOf = (bucket: string | null) => {
     const row = byBucket.get(bucket);
