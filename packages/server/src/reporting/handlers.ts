@@ -113,6 +113,7 @@ export class ReportingHandlers {
       dialect: await this.dialectOf(project.app_id, timeZone),
       query: (sql) => this.source.query(sql),
       queryChunks: (sql) => this.source.queryChunks(sql),
+      timelineFunnel: (query) => this.source.timelineFunnel(query),
       now: () => request.receivedAt,
     };
   }

@@ -4,12 +4,15 @@
 // global ingestion order `ingest_seq`; user profiles (by `svc_id`, with one version per
 // `$identify` for reporting's properties at event time) and group profiles are small tables
 // updated from the `$identify` / `$groupidentify` rows of each segment.
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBResult, type DuckDBVector } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-entities.js';
 import { timeSlicer, yieldToEventLoop } from './time-slice.js';
+import { TimelineBuilder, UserTimelines } from './timelines.js';
+import { timelineFunnel, type TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
+import type { FunnelGroup } from '../reporting/runners/funnels.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
@@ -133,6 +136,22 @@ async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], appen
   appender.closeSync();
 }
 
+/** Reads a result's chunks: `row` gets each row's column vectors and index. */
+async function eachRow(result: DuckDBResult, row: (columns: DuckDBVector[], index: number) => void, stop = () => false): Promise<void> {
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0 && !stop(); chunk = await result.fetchChunk()) {
+    const columns = Array.from({ length: chunk.columnCount }, (_, i) => chunk.getColumnVector(i));
+    // rowCount asks the native chunk each time.
+    const rows = chunk.rowCount;
+    for (let index = 0; index < rows; index++) row(columns, index);
+  }
+}
+
+/** Events a load added (one array per column) and the users it merged, for the timelines. */
+interface TimelineChange {
+  events: { appIds: number[]; svcIds: number[]; times: number[]; types: (string | null)[]; seqs: number[] };
+  merges: { from: number; to: number }[];
+}
+
 /** These users' `svc_id`s: the parameter is their JSON list. */
 const IN_USERS = 'svc_id IN (SELECT unnest(?::BIGINT[]))';
 /** The condition on `identity_devices` of the devices of these users (their own or joined to them); parameters: project, users, project, users. */
@@ -141,12 +160,24 @@ const USERS_DEVICES = `app_id = ? AND (${IN_USERS} OR owner IN (SELECT user_id F
 export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
+  /** Per project and user, the events as timelines (plain funnels read them). */
+  private readonly timelines = new UserTimelines();
+  /** Projects whose timelines are to be built (at open, or after a change they cannot follow): their funnels are SQL meanwhile. */
+  private readonly unbuilt = new Set<number>();
+  /** While a build reads its snapshot: the changes loads made since, replayed on what it built. */
+  private changesDuringBuild?: TimelineChange[];
+  /** While a build runs: the projects forgotten since it started (what it read of them is stale). */
+  private forgottenDuringBuild?: Set<number>;
+  private building?: Promise<void>;
+  private closing = false;
 
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     /** Reporting queries: their own connection, so that loads and queries do not wait for each other. */
     private readonly reader: DuckDBConnection,
+    /** The timelines' builds: a long read of its own. */
+    private readonly builder: DuckDBConnection,
     protected readonly identities: Identities,
     /** The `ingest_seq` of the last event loaded. */
     private lastIngestSeq: number,
@@ -173,9 +204,12 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
     };
     const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
-    const engine = new DuckDbEngine(instance, connection, await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
+    const engine = new DuckDbEngine(instance, connection, await instance.connect(), await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
     await engine.entities.tables();
     await engine.identifyEarlierEvents();
+    // Built in the background: funnels are SQL until then (timelinesBuilt).
+    for (const row of await read('SELECT DISTINCT app_id FROM events WHERE svc_id IS NOT NULL')) engine.unbuilt.add(Number(row.app_id));
+    void engine.buildTimelines().catch(() => undefined);
     return engine;
   }
 
@@ -252,6 +286,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
         `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq) SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}
          FROM segment s LEFT JOIN segment_ids i USING (seq) WHERE s.held_attribution IS NULL`,
       );
+      const events = await this.segmentTimelineEvents(this.lastIngestSeq);
       await this.persistIdentities(batch);
       await this.applyAttributionHolds();
       await this.applyUserProfiles(this.lastIngestSeq);
@@ -259,11 +294,139 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
       const [last] = await this.rows('SELECT coalesce(max(seq), 0) AS last FROM segment');
       await this.connection.run('DROP TABLE segment');
+      const { merges } = batch.changes();
       return () => {
         batch.commit();
         this.lastIngestSeq += Number(last!.last);
+        this.changeTimelines({ events, merges });
       };
     });
+  }
+
+  /** The events of `segment` as the load inserted them, for the timelines (the rows reporting scans: with a user and a time). */
+  private async segmentTimelineEvents(ingestSeqBase: number): Promise<TimelineChange['events']> {
+    const events: TimelineChange['events'] = { appIds: [], svcIds: [], times: [], types: [], seqs: [] };
+    const result = await this.connection.stream(
+      `SELECT s.app_id, i.svc_id::DOUBLE, s.time::DOUBLE, s.event_type, (s.seq + ${ingestSeqBase})::DOUBLE FROM segment s JOIN segment_ids i USING (seq)
+       WHERE s.held_attribution IS NULL AND i.svc_id IS NOT NULL AND s.time IS NOT NULL ORDER BY s.seq`,
+    );
+    await eachRow(result, ([appId, svcId, time, type, seq], row) => {
+      events.appIds.push(appId!.getItem(row) as number);
+      events.svcIds.push(svcId!.getItem(row) as number);
+      events.times.push(time!.getItem(row) as number);
+      events.types.push(type!.getItem(row) as string | null);
+      events.seqs.push(seq!.getItem(row) as number);
+    });
+    return events;
+  }
+
+  /** A committed change of events, on the timelines (and recorded for the build that runs, if any). */
+  private changeTimelines(change: TimelineChange): void {
+    this.changesDuringBuild?.push(change);
+    this.applyTimelineChange(change, (appId) => !this.unbuilt.has(appId));
+  }
+
+  /** The change's events of the projects `kept`, then its merges (in the order of the load's SQL). */
+  private applyTimelineChange({ events, merges }: TimelineChange, kept: (appId: number) => boolean): void {
+    for (let i = 0; i < events.appIds.length; i++) {
+      if (kept(events.appIds[i]!)) this.timelines.append(events.appIds[i]!, events.svcIds[i]!, events.times[i]!, events.types[i]!, events.seqs[i]!);
+    }
+    for (const { from, to } of merges) this.timelines.merge(from, to);
+  }
+
+  /** After a change of a project's events the timelines cannot follow: built again from the table. */
+  private forgetTimelines(appId: number): void {
+    this.timelines.forget(appId);
+    this.unbuilt.add(appId);
+    this.forgottenDuringBuild?.add(appId);
+    void this.buildTimelines().catch(() => undefined);
+  }
+
+  /** Builds the timelines of the projects to build, in rounds until none is left; a failed round leaves them to SQL. */
+  private buildTimelines(): Promise<void> {
+    if (this.building) return this.building;
+    const rounds = async () => {
+      while (this.unbuilt.size > 0 && !this.closing) await this.buildRound();
+    };
+    this.building = rounds().then(
+      () => {
+        this.building = undefined;
+        // A project forgotten as the last round ended.
+        if (this.unbuilt.size > 0 && !this.closing) void this.buildTimelines().catch(() => undefined);
+      },
+      (error: unknown) => {
+        this.building = undefined;
+        throw error;
+      },
+    );
+    return this.building;
+  }
+
+  /**
+   * The timelines of the projects to build, from a snapshot of the events ordered by user, time
+   * and ingestion, read in columnar chunks while loads go on: the snapshot is taken between two
+   * loads, and the loads committed after it are replayed on what it built.
+   */
+  private async buildRound(): Promise<void> {
+    const appIds = [...this.unbuilt];
+    const builders = new Map(appIds.map((appId) => [appId, { builder: new TimelineBuilder(), typeIds: new Map<number, number>() }]));
+    const changes: TimelineChange[] = [];
+    const forgotten = new Set<number>();
+    const ofProjects = `app_id IN (${appIds.join(', ')})`;
+    let names: (string | null)[] = [];
+    let result: DuckDBResult | undefined;
+    await this.serial(async () => {
+      await this.builder.run('BEGIN TRANSACTION');
+      try {
+        names = (await this.builder.runAndReadAll(`SELECT DISTINCT event_type FROM events WHERE ${ofProjects} AND event_type IS NOT NULL`)).getRowObjectsJS().map((row) => row.event_type as string);
+        // Event types as numbers (a join on the list of names): reading 10M strings took half again as long.
+        result = await this.builder.stream(
+          `SELECT e.app_id, e.svc_id::DOUBLE, e.time::DOUBLE, t.id::INTEGER, e.ingest_seq::DOUBLE FROM events e
+           LEFT JOIN (SELECT unnest(range(len(l))) AS id, unnest(l) AS name FROM (SELECT ?::VARCHAR[] AS l)) t ON t.name = e.event_type
+           WHERE e.${ofProjects} AND e.svc_id IS NOT NULL AND e.time IS NOT NULL ORDER BY e.svc_id, e.time, e.ingest_seq`,
+          [JSON.stringify(names)],
+        );
+      } catch (error) {
+        await this.builder.run('ROLLBACK');
+        throw error;
+      }
+      this.changesDuringBuild = changes;
+      this.forgottenDuringBuild = forgotten;
+    });
+    try {
+      await eachRow(
+        result!,
+        ([appId, svcId, time, type, seq], row) => {
+          const { builder, typeIds } = builders.get(appId!.getItem(row) as number)!;
+          const nameId = (type!.getItem(row) as number | null) ?? -1;
+          let typeId = typeIds.get(nameId);
+          if (typeId === undefined) typeIds.set(nameId, (typeId = builder.project.typeId(names[nameId] ?? null)));
+          builder.add(svcId!.getItem(row) as number, time!.getItem(row) as number, typeId, seq!.getItem(row) as number);
+        },
+        () => this.closing,
+      );
+      if (this.closing) return;
+      const built = new Set(appIds.filter((appId) => !forgotten.has(appId)));
+      for (const appId of built) {
+        this.timelines.install(appId, builders.get(appId)!.builder.finish());
+        this.unbuilt.delete(appId);
+      }
+      for (const change of changes) this.applyTimelineChange(change, (appId) => built.has(appId));
+    } finally {
+      this.changesDuringBuild = undefined;
+      this.forgottenDuringBuild = undefined;
+      await this.builder.run('ROLLBACK');
+    }
+  }
+
+  /** A plain funnel from the project's timelines; undefined while they are not built. */
+  async timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
+    if (this.unbuilt.has(query.appId)) return undefined;
+    return timelineFunnel(this.timelines.project(query.appId), query);
+  }
+
+  async timelinesBuilt(): Promise<void> {
+    while (this.building) await this.building;
   }
 
   /** Holds start before they end: a hold and its release can share a segment. */
@@ -486,7 +649,11 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       await this.inTransaction(async () => {
         await this.persistIdentities(batch);
         await this.entities.applyUserMappings(rows, this.direct);
-        return () => batch.commit();
+        const { merges } = batch.changes();
+        return () => {
+          batch.commit();
+          this.changeTimelines({ events: { appIds: [], svcIds: [], times: [], types: [], seqs: [] }, merges });
+        };
       });
     });
   }
@@ -588,7 +755,10 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
         await this.connection.run(`DELETE FROM ${table} WHERE app_id = ? AND ${IN_USERS}`, [appId, users]);
       }
       await this.entities.recordScrub(appId, day, svcIds, today, this.direct);
-      return () => this.identities.forget(appId, new Set(svcIds));
+      return () => {
+        this.identities.forget(appId, new Set(svcIds));
+        this.forgetTimelines(appId);
+      };
     });
   }
 
@@ -611,9 +781,12 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     afterCommit?.();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.building?.catch(() => undefined);
     return this.serial(async () => {
       await this.connection.run('CHECKPOINT');
+      this.builder.closeSync();
       this.reader.closeSync();
       this.connection.closeSync();
       this.instance.closeSync();

@@ -15,6 +15,8 @@ import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { journalLine } from './duckdb.js';
 import { Journal, type Segment } from './journal.js';
+import type { FunnelGroup } from '../reporting/runners/funnels.js';
+import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
 export interface JournalOptions {
@@ -178,6 +180,14 @@ export class JournalledStore implements Store {
 
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
     return this.engine.queryChunks(sql);
+  }
+
+  timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
+    return this.engine.timelineFunnel(query);
+  }
+
+  timelinesBuilt(): Promise<void> {
+    return this.engine.timelinesBuilt();
   }
 
   recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {

@@ -1,5 +1,7 @@
 // The storage interface the handlers see. An engine (DuckDB today) implements `Engine`;
 // `JournalledStore` puts the durable journal in front of any engine.
+import type { FunnelGroup } from '../reporting/runners/funnels.js';
+import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 
 /** Property operations of `$identify` / `$groupidentify` (plain keys count as `$set`). */
 export type PropertyOperations = Record<string, unknown>;
@@ -270,6 +272,13 @@ export interface ReportingSource {
   query(sql: string): Promise<Record<string, unknown>[]>;
   /** The rows of a large result a chunk at a time. */
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
+  /**
+   * A plain funnel from the engine's per-user timelines (runners/timeline-funnel.ts); undefined
+   * when the engine keeps none or they are not built yet for the project (the SQL answers).
+   */
+  timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined>;
+  /** Resolves once the timelines the engine builds at open (or after a change) are built: funnels read them from then on. */
+  timelinesBuilt(): Promise<void>;
 }
 
 /** What a storage engine provides underneath the journal. */

@@ -23,7 +23,7 @@
 // Cohort conditions read the engine's `cohort_members`; user mappings its `user_mappings`
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
-import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from './model.js';
 import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
@@ -87,6 +87,10 @@ export class ClickHouseDialect implements Dialect {
   string = string;
 
   constructor(private readonly options: ClickHouseDialectOptions) {}
+
+  get mapsUsers(): boolean {
+    return this.options.userMappings !== false;
+  }
 
   /** Whether a project has user mappings, so that scans of projects without any skip them. */
   static userMappingsQuery(appId: number): string {
@@ -166,7 +170,7 @@ export class ClickHouseDialect implements Dialect {
 
   /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
   private selects({ eventType, conditions }: EventSelector): string[] {
-    const ofType = SPECIAL_EVENT_TYPES.get(eventType) ?? `e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`;
+    const ofType = SPECIAL_EVENT_TYPES.get(eventType) ?? `e.event_type = ${string(plainEventType(eventType))}`;
     return [...(ofType === '' ? [] : [ofType]), ...conditions.map((c) => this.condition(c, ofType === '' ? '1' : ofType))];
   }
 

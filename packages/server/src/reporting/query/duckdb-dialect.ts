@@ -1,6 +1,6 @@
 // Prints the reporting query model as DuckDB SQL. Another engine adds its own dialect with
 // the same methods; the runners do not change.
-import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, type PropertyRef } from './model.js';
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from './model.js';
 import { type Interval, offsetsBetween } from '../time.js';
 
 /** What an ordered or sequential funnel is computed from; each engine reads the form it follows paths in. */
@@ -19,6 +19,8 @@ export interface ChainedFunnel {
 }
 
 export interface Dialect {
+  /** Whether scans resolve mapped users (the project has user mappings). */
+  readonly mapsUsers: boolean;
   /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
   scan(scan: EventScan): string;
   /** The bucket (as a scan's `bucket` column) of an epoch-ms expression, for instants within [fromMs, toMs). */
@@ -116,6 +118,10 @@ export class DuckDbDialect implements Dialect {
 
   constructor(private readonly options: DialectOptions = { userMappings: true }) {}
 
+  get mapsUsers(): boolean {
+    return this.options.userMappings;
+  }
+
   /** Whether a project has user mappings, so that scans of projects without any skip the join. */
   static userMappingsQuery(appId: number): string {
     return `SELECT count(*) > 0 AS mapped FROM user_mappings WHERE app_id = ${appId}`;
@@ -190,7 +196,7 @@ export class DuckDbDialect implements Dialect {
           ? [`e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')})`]
           : eventType === 'revenue_amount'
             ? ['e.revenue IS NOT NULL']
-            : [`e.event_type = ${string(eventType.startsWith('ce:') ? eventType.slice(3) : eventType)}`];
+            : [`e.event_type = ${string(plainEventType(eventType))}`];
     return [...type, ...conditions.map((c) => this.condition(c))];
   }
 

@@ -56,6 +56,9 @@ export interface EventScan {
   flaggedOnly?: boolean;
 }
 
+/** The event type a selector of one event type names (custom events are written `ce:<name>`). */
+export const plainEventType = (eventType: string) => (eventType.startsWith('ce:') ? eventType.slice(3) : eventType);
+
 /** The events that are not "active" (SEMANTICS.md, "Active and new"). */
 export const INACTIVE_EVENT_TYPES = ['$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure'];
 

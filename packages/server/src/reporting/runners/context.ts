@@ -2,6 +2,8 @@
 // its operation's answer.
 import type { Dialect } from '../query/duckdb-dialect.js';
 import { NONE } from '../query/model.js';
+import type { FunnelGroup } from './funnels.js';
+import type { TimelineFunnelQuery } from './timeline-funnel.js';
 
 export interface RunnerContext {
   appId: number;
@@ -9,6 +11,8 @@ export interface RunnerContext {
   dialect: Dialect;
   query(sql: string): Promise<Record<string, unknown>[]>;
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
+  /** A plain funnel from the engine's per-user timelines, when the engine keeps them (undefined: not ready, the SQL answers). */
+  timelineFunnel?(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined>;
   /** Current time, ms (tests move it). */
   now(): number;
 }

@@ -3,7 +3,8 @@
 // day). Ordered and sequential funnels are computed by the engine (the dialect's
 // `chainedFunnel`: chains of "next matching event" joins, or each user's event lists walked
 // with array functions); unordered ones by funnel-paths.ts over each user's events, read a
-// chunk of users at a time.
+// chunk of users at a time. Plain funnels are answered from the engine's per-user timelines
+// when it keeps them (timeline-funnel.ts), with the same answers.
 import { bestPath, type FunnelPath, type UserEvents } from '../funnel-paths.js';
 import { type EventSelector, NONE, type PropertyRef, type Segment } from '../query/model.js';
 import { bucketLabels, type ReportRange } from '../time.js';
@@ -50,30 +51,64 @@ interface TimesAccumulator {
   transitionTimes: number[][];
 }
 
+/** A group's times over the range and per entry day, while counted in JS. */
+export interface GroupTimes {
+  total: TimesAccumulator;
+  byDay: TimesAccumulator[];
+}
+
 const emptyTimes = (steps: number): TimesAccumulator => ({ reached: Array<number>(steps).fill(0), transitionTimes: Array.from({ length: steps }, () => []) });
 
-function add(counts: TimesAccumulator, path: FunnelPath, steps: number): void {
-  const { completedAt } = path;
-  for (let k = 0; k < completedAt.length; k++) counts.reached[k]!++;
-  for (let k = 1; k < completedAt.length; k++) counts.transitionTimes[k]!.push(completedAt[k]! - completedAt[k - 1]!);
-  if (completedAt.length === steps) counts.transitionTimes[0]!.push(completedAt[steps - 1]! - completedAt[0]!);
+export const emptyGroupTimes = (steps: number, days: number): GroupTimes => ({ total: emptyTimes(steps), byDay: Array.from({ length: days }, () => emptyTimes(steps)) });
+
+/** Counts a path that reached `depth` steps, `completedAt[k]` the time of step k. */
+export function add(counts: TimesAccumulator, completedAt: ArrayLike<number>, depth: number, steps: number): void {
+  for (let k = 0; k < depth; k++) counts.reached[k]!++;
+  for (let k = 1; k < depth; k++) counts.transitionTimes[k]!.push(completedAt[k]! - completedAt[k - 1]!);
+  if (depth === steps) counts.transitionTimes[0]!.push(completedAt[steps - 1]! - completedAt[0]!);
 }
+
+const addPath = (counts: TimesAccumulator, { completedAt }: FunnelPath, steps: number) => add(counts, completedAt, completedAt.length, steps);
 
 const mean = (values: number[]) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
 
+/** The `k`-th smallest of `values` (which it reorders): quickselect, much cheaper than a sort of a day's 200k paths. */
+function select(values: Float64Array, k: number): number {
+  let [low, high] = [0, values.length - 1];
+  while (low < high) {
+    const pivot = values[(low + high) >>> 1]!;
+    let [i, j] = [low, high];
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const swap = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = swap;
+      }
+    }
+    if (k <= j) high = j;
+    else if (k >= i) low = i;
+    else return values[k]!;
+  }
+  return values[k]!;
+}
+
 function median(values: number[]): number {
   if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : Math.round((sorted[middle - 1]! + sorted[middle]!) / 2);
+  const copy = Float64Array.from(values);
+  const middle = Math.floor(copy.length / 2);
+  return copy.length % 2 === 1 ? select(copy, middle) : Math.round((select(copy, middle - 1) + select(copy, middle)) / 2);
 }
 
 const summarized = (times: TimesAccumulator): FunnelCounts => ({ reached: times.reached, medianTimes: times.transitionTimes.map(median), averageTimes: times.transitionTimes.map(mean) });
 
+export const summarizedGroup = (groupValue: string, times: GroupTimes): FunnelGroup => ({ groupValue, total: summarized(times.total), byDay: times.byDay.map(summarized) });
+
 const emptyCounts = (steps: number): FunnelCounts => ({ reached: Array<number>(steps).fill(0), medianTimes: Array<number>(steps).fill(0), averageTimes: Array<number>(steps).fill(0) });
 
 /** The conversion window in ms: unordered funnels count whole days (the platform rounds the window down). */
-const windowMsOf = (query: FunnelQuery) => (query.mode === 'unordered' ? Math.floor(query.windowSeconds / 86_400) * 86_400 : query.windowSeconds) * 1000;
+export const windowMsOf = (query: Pick<FunnelQuery, 'mode' | 'windowSeconds'>) => (query.mode === 'unordered' ? Math.floor(query.windowSeconds / 86_400) * 86_400 : query.windowSeconds) * 1000;
 
 /** The first step an event matches: same-time events count in step order. */
 const firstStepOf = (query: FunnelQuery) => `CASE ${query.steps.map((_, k) => `WHEN f${k} THEN ${k}`).join(' ')} ELSE ${query.steps.length} END`;
@@ -94,7 +129,7 @@ function stepsSql(ctx: RunnerContext, query: FunnelQuery, windowMs: number): str
 
 export async function funnel(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelResult> {
   const days = bucketLabels(query.range, 'day');
-  const groups = query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days);
+  const groups = (await timelineGroups(ctx, query)) ?? (query.mode === 'unordered' ? await unorderedGroups(ctx, query, days) : await chainedGroups(ctx, query, days));
   const ranked = groups.sort((a, b) => b.total.reached[0]! - a.total.reached[0]! || compareText(a.groupValue, b.groupValue));
   const steps = query.steps.length;
   const none = { groupValue: NONE, total: emptyCounts(steps), byDay: days.map(() => emptyCounts(steps)) };
@@ -169,10 +204,10 @@ async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: str
   const steps = query.steps.length;
   const windowMs = windowMsOf(query);
   const dayIndex = new Map(days.map((day, i) => [day, i]));
-  const groups = new Map<string, { groupValue: string; total: TimesAccumulator; byDay: TimesAccumulator[] }>();
+  const groups = new Map<string, GroupTimes>();
   const groupOf = (value: string) => {
     let group = groups.get(value);
-    if (!group) groups.set(value, (group = { groupValue: value, total: emptyTimes(steps), byDay: days.map(() => emptyTimes(steps)) }));
+    if (!group) groups.set(value, (group = emptyGroupTimes(steps, days.length)));
     return group;
   };
   for await (const rows of ctx.queryChunks(stepsSql(ctx, query, windowMs))) {
@@ -183,21 +218,40 @@ async function unorderedGroups(ctx: RunnerContext, query: FunnelQuery, days: str
       const rowDays = row.days as string[];
       const best = bestPath(events, events.entries, steps, windowMs)!;
       // The user counts in the group of the winning entry, on every day it entered.
-      const group = groupOf(rowGroups[best.entry] ?? NONE);
-      add(group.total, best, steps);
-      const entriesByDay = new Map<string, number[]>();
-      for (const entry of events.entries) {
-        const day = rowDays[entry]!;
-        const entries = entriesByDay.get(day);
-        if (entries) entries.push(entry);
-        else entriesByDay.set(day, [entry]);
-      }
-      for (const [day, entries] of entriesByDay) {
-        const path = bestPath(events, entries, steps, windowMs)!;
-        const at = dayIndex.get(day);
-        if (at !== undefined) add(group.byDay[at]!, path, steps);
-      }
+      addUnorderedUser(groupOf(rowGroups[best.entry] ?? NONE), events, best, (event) => dayIndex.get(rowDays[event]!), steps, windowMs);
     }
   }
-  return [...groups.values()].map((group) => ({ groupValue: group.groupValue, total: summarized(group.total), byDay: group.byDay.map(summarized) }));
+  return [...groups].map(([value, group]) => summarizedGroup(value, group));
+}
+
+/** Counts a user of an unordered funnel: the winning path over the range, and on each entry day that day's best path. */
+export function addUnorderedUser(group: GroupTimes, events: UserEvents, best: FunnelPath, dayOf: (event: number) => number | undefined, steps: number, windowMs: number): void {
+  addPath(group.total, best, steps);
+  const entriesByDay = new Map<number, number[]>();
+  for (const entry of events.entries) {
+    const day = dayOf(entry);
+    if (day === undefined) continue;
+    const entries = entriesByDay.get(day);
+    if (entries) entries.push(entry);
+    else entriesByDay.set(day, [entry]);
+  }
+  for (const [day, entries] of entriesByDay) addPath(group.byDay[day]!, bestPath(events, entries, steps, windowMs)!, steps);
+}
+
+/**
+ * A plain funnel (steps of event types only, no segment, no group-by, no user mappings) from
+ * the engine's per-user timelines; undefined when not eligible or when the engine has none
+ * ready for the project (the SQL above answers).
+ */
+async function timelineGroups(ctx: RunnerContext, query: FunnelQuery): Promise<FunnelGroup[] | undefined> {
+  const plain = query.steps.every((step) => step.conditions.length === 0 && step.eventType !== 'revenue_amount');
+  if (!ctx.timelineFunnel || !plain || query.segment.length > 0 || query.groupBy || ctx.dialect.mapsUsers) return undefined;
+  return ctx.timelineFunnel({
+    appId: ctx.appId,
+    timeZone: ctx.timeZone,
+    range: query.range,
+    eventTypes: query.steps.map((step) => step.eventType),
+    mode: query.mode,
+    windowSeconds: query.windowSeconds,
+  });
 }

@@ -533,6 +533,15 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return this.store.queryChunks(sql);
   }
 
+  /** Not available: this engine keeps no timelines, its funnels are SQL. */
+  timelineFunnel(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
+  timelinesBuilt(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
     // The user may have come through another process since this one last loaded (records are
     // written last, so no lock is needed to read complete ones).

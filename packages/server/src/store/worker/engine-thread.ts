@@ -19,6 +19,8 @@ const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>>
   userProfile: 'call',
   groupProfile: 'call',
   queryChunks: 'stream',
+  timelineFunnel: 'call',
+  timelinesBuilt: 'call',
   svcIdsWithData: 'call',
   svcIdsOfUsers: 'call',
   userIdsOfSvcIds: 'call',

@@ -1,0 +1,244 @@
+// Funnels from the DuckDB engine's per-user timelines (store/timelines.ts,
+// runners/timeline-funnel.ts) answer exactly as the SQL path does: the seeded dataset's funnels
+// in every mode and two time zones, then the cases the timelines must follow (same-time
+// events, users merged after both had events, late events, a deletion scrub, a window past the
+// range's end, DST days). Then the timelines' own operations.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DuckDbDialect } from '../src/reporting/query/duckdb-dialect.js';
+import { funnel, type FunnelMode, type FunnelQuery } from '../src/reporting/runners/funnels.js';
+import { reportRange } from '../src/reporting/time.js';
+import { DuckDbEngine } from '../src/store/duckdb.js';
+import { ProjectTimelines, TimelineBuilder, UserTimelines } from '../src/store/timelines.js';
+import { stored } from './clickhouse/engines.js';
+import { generateBatches, type UploadEvent } from './reporting/dataset.js';
+
+let dataDir: string;
+let engine: DuckDbEngine;
+let segments = 0;
+const DATASET = 1;
+const DST_DATASET = 2;
+const MINUTE = 60_000;
+
+/** Loads the uploads as one journal segment. */
+async function load(appId: number, uploads: UploadEvent[]): Promise<void> {
+  const segment = join(dataDir, `segment-${++segments}.jsonl`);
+  writeFileSync(segment, `${uploads.map((upload, i) => engine.journalLine(stored(upload, i, appId, Date.UTC(2026, 11, 1)))).join('\n')}\n`);
+  await engine.loadSegment(segment, `segment-${segments}`);
+}
+
+interface Question {
+  start: string;
+  end: string;
+  steps: string[];
+  mode: FunnelMode;
+  /** Conversion window, seconds. */
+  cs: number;
+}
+
+/** The funnel through the timelines and through SQL: the same JSON, and the timelines did answer. */
+async function sameAnswers(appId: number, timeZone: string, { start, end, steps, mode, cs }: Question) {
+  await engine.timelinesBuilt();
+  const query: FunnelQuery = { range: reportRange(timeZone, start, end), steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: cs, segment: [], limit: 100 };
+  const sql = { appId, timeZone, dialect: new DuckDbDialect({ userMappings: false }), query: (text: string) => engine.query(text), queryChunks: (text: string) => engine.queryChunks(text), now: () => 0 };
+  let answered = false;
+  const fromTimelines = await funnel(
+    {
+      ...sql,
+      timelineFunnel: async (question) => {
+        const groups = await engine.timelineFunnel(question);
+        answered = groups !== undefined;
+        return groups;
+      },
+    },
+    query,
+  );
+  expect(answered).toBe(true);
+  const fromSql = await funnel(sql, query);
+  expect(JSON.stringify(fromTimelines)).toBe(JSON.stringify(fromSql));
+  return fromTimelines;
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-funnel-timelines-'));
+  engine = await DuckDbEngine.open(dataDir);
+  for (const batch of generateBatches({ users: 1500, batchSize: 20_000 })) await load(DATASET, batch);
+  // Two weeks around the spring DST change in Los Angeles (2026-03-08).
+  for (const batch of generateBatches({ users: 300, startMs: Date.UTC(2026, 2, 1), days: 14, batchSize: 20_000 })) await load(DST_DATASET, batch);
+}, 180_000);
+afterAll(async () => {
+  await engine?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const MODES = ['ordered', 'sequential', 'unordered'] as const;
+// Mon 2026-01-19 … Sun 2026-03-01; the ranges cross month ends and start mid-week.
+const MONTH_EDGE = { start: '20260128', end: '20260210' };
+const WIDE = { start: '20260121', end: '20260227' };
+const questions: [string, Question][] = MODES.flatMap((mode): [string, Question][] => [
+  [`${mode} A → B → C, one day`, { ...MONTH_EDGE, steps: ['A', 'B', 'C'], mode, cs: 86_400 }],
+  [`${mode} A → B, 30 minutes`, { ...WIDE, steps: ['A', 'B'], mode, cs: 1_800 }],
+  [`${mode} A → B → C → Search, 30 days`, { ...WIDE, steps: ['A', 'B', 'C', 'Search'], mode, cs: 30 * 86_400 }],
+  [`${mode} A → A, two days`, { ...MONTH_EDGE, steps: ['A', 'A'], mode, cs: 2 * 86_400 }],
+  [`${mode} _active → ce:B → _all, an hour`, { ...MONTH_EDGE, steps: ['_active', 'ce:B', '_all'], mode, cs: 3_600 }],
+  [`${mode} an unknown event type`, { ...MONTH_EDGE, steps: ['A', 'nothing'], mode, cs: 86_400 }],
+  [`${mode}, the window past the dataset's end`, { start: '20260225', end: '20260301', steps: ['A', 'B', 'C'], mode, cs: 7 * 86_400 }],
+]);
+
+describe.each(['UTC', 'America/Los_Angeles'])('the seeded dataset in %s', (timeZone) => {
+  test.each(questions)('%s', async (_, question) => {
+    await sameAnswers(DATASET, timeZone, question);
+  });
+});
+
+test.each(MODES)('%s funnels over the DST change in Los Angeles', async (mode) => {
+  const answer = await sameAnswers(DST_DATASET, 'America/Los_Angeles', { start: '20260305', end: '20260312', steps: ['A', 'B'], mode, cs: 6 * 3600 });
+  expect(answer.groups[0]!.total.reached[0]).toBeGreaterThan(0);
+});
+
+const T0 = Date.UTC(2026, 5, 10, 8);
+const at = (minutes: number) => T0 + minutes * MINUTE;
+const JUNE = { start: '20260610', end: '20260612' };
+let nextApp = 100;
+
+test.each(MODES)('%s: same-time events count in step order, identical ones as one moment', async (mode) => {
+  const app = nextApp++;
+  await load(app, [
+    { event_type: 'B', user_id: 'u1', time: at(0) },
+    { event_type: 'A', user_id: 'u1', time: at(0) },
+    { event_type: 'A', user_id: 'u2', time: at(5) },
+    { event_type: 'A', user_id: 'u2', time: at(5) },
+    { event_type: 'X', user_id: 'u2', time: at(5) },
+    { event_type: 'B', user_id: 'u2', time: at(5) },
+  ]);
+  await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B'], mode, cs: 3600 });
+  await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'A', 'B'], mode, cs: 3600 });
+});
+
+test('users merged after both had events: the merged timeline, in time order', async () => {
+  const app = nextApp++;
+  // An anonymous device, and a user on another device; then the device sends the user's id: merged.
+  await load(app, [
+    { event_type: 'A', device_id: 'd1', time: at(0) },
+    { event_type: 'C', device_id: 'd1', time: at(20) },
+    { event_type: 'B', user_id: 'ada', device_id: 'd2', time: at(10) },
+  ]);
+  expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'ordered', cs: 3600 })).groups[0]!.total.reached).toEqual([1, 0, 0]);
+  await load(app, [{ event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(30) }]);
+  expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'ordered', cs: 3600 })).groups[0]!.total.reached).toEqual([1, 1, 1]);
+  await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'sequential', cs: 3600 });
+});
+
+test('a late event takes its place in the timeline', async () => {
+  const app = nextApp++;
+  await load(app, [{ event_type: 'B', user_id: 'u1', time: at(20) }]);
+  await load(app, [{ event_type: 'A', user_id: 'u1', time: at(10) }]);
+  expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B'], mode: 'sequential', cs: 3600 })).groups[0]!.total).toMatchObject({ reached: [1, 1], medianTimes: [10 * MINUTE, 10 * MINUTE] });
+});
+
+test('a deletion scrub: the project is built again without the users, SQL answers meanwhile', async () => {
+  const app = nextApp++;
+  await load(app, [
+    { event_type: 'A', user_id: 'ada', time: at(0) },
+    { event_type: 'B', user_id: 'ada', time: at(5) },
+    { event_type: 'A', user_id: 'bob', time: at(1) },
+  ]);
+  const question: Question = { ...JUNE, steps: ['A', 'B'], mode: 'ordered', cs: 3600 };
+  expect((await sameAnswers(app, 'UTC', question)).groups[0]!.total.reached).toEqual([2, 1]);
+  const ada = (await engine.svcIdsOfUsers(app, ['ada'])).get('ada')!;
+  await engine.addDeletionEntries(app, '2026-06-20', [{ svcId: ada, requester: null, requestedOnDay: '2026-06-12' }]);
+  await engine.scrubDeletionJob(app, '2026-06-20', '2026-06-20');
+  expect(await engine.timelineFunnel({ appId: app, timeZone: 'UTC', range: reportRange('UTC', JUNE.start, JUNE.end), eventTypes: ['A', 'B'], mode: 'ordered', windowSeconds: 3600 })).toBeUndefined();
+  expect((await sameAnswers(app, 'UTC', question)).groups[0]!.total.reached).toEqual([1, 0]);
+});
+
+test.each(MODES)('%s: later steps after the range end, within the window', async (mode) => {
+  const app = nextApp++;
+  await load(app, [
+    { event_type: 'A', user_id: 'u1', time: Date.UTC(2026, 5, 12, 23, 50) },
+    { event_type: 'B', user_id: 'u1', time: Date.UTC(2026, 5, 13, 0, 10) },
+    { event_type: 'B', user_id: 'u2', time: Date.UTC(2026, 5, 13, 0, 10) },
+    { event_type: 'A', user_id: 'u2', time: Date.UTC(2026, 5, 13, 0, 5) },
+  ]);
+  expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B'], mode, cs: 86_400 })).groups[0]!.total.reached).toEqual([1, 1]);
+});
+
+test.each(MODES)('%s: entry days on the DST days of Los Angeles', async (mode) => {
+  const app = nextApp++;
+  // 2026-03-08 02:00 → 03:00 (10:00 UTC) and 2026-11-01 02:00 → 01:00 (09:00 UTC).
+  const around = (change: number) => [-70, -30, 30, 70].flatMap((minutes, i): UploadEvent[] => [
+    { event_type: 'A', user_id: `u${i}`, time: change + minutes * MINUTE },
+    { event_type: 'B', user_id: `u${i}`, time: change + (minutes + 5) * MINUTE },
+  ]);
+  await load(app, [...around(Date.UTC(2026, 2, 8, 10)), ...around(Date.UTC(2026, 10, 1, 9)), { event_type: 'A', user_id: 'late', time: Date.UTC(2026, 2, 9, 7, 30) }]);
+  const spring = await sameAnswers(app, 'America/Los_Angeles', { start: '20260307', end: '20260309', steps: ['A', 'B'], mode, cs: 3600 });
+  expect(spring.groups[0]!.byDay.map((day) => day.reached[0])).toEqual([0, 4, 1]);
+  await sameAnswers(app, 'America/Los_Angeles', { start: '20261031', end: '20261102', steps: ['A', 'B'], mode, cs: 3600 });
+});
+
+describe('UserTimelines', () => {
+  const events = (project: ProjectTimelines | undefined, svcId: number) => {
+    const timeline = project!.users.get(svcId)!;
+    return Array.from({ length: timeline.length }, (_, i) => [timeline.times[i], project!.typeNames[timeline.types[i]!], timeline.seqs[i]]);
+  };
+
+  test('appends keep (time, ingestion) order: a late event is inserted at its place, the arrays grow', () => {
+    const timelines = new UserTimelines();
+    for (let seq = 1; seq <= 6; seq++) timelines.append(1, 10, seq * 100, 'A', seq);
+    timelines.append(1, 10, 250, 'late', 7);
+    timelines.append(1, 10, 300, 'tie', 8);
+    timelines.append(1, 10, 50, null, 9);
+    expect(events(timelines.project(1), 10)).toEqual([
+      [50, null, 9],
+      [100, 'A', 1],
+      [200, 'A', 2],
+      [250, 'late', 7],
+      [300, 'A', 3],
+      [300, 'tie', 8],
+      [400, 'A', 4],
+      [500, 'A', 5],
+      [600, 'A', 6],
+    ]);
+  });
+
+  test('a build lays the users out one after the other; a later append moves the user to arrays of its own', () => {
+    const builder = new TimelineBuilder();
+    const [a, b] = [builder.project.typeId('A'), builder.project.typeId('B')];
+    builder.add(10, 100, a, 1);
+    builder.add(10, 200, b, 2);
+    builder.add(20, 150, a, 3);
+    const timelines = new UserTimelines();
+    timelines.install(1, builder.finish());
+    timelines.append(1, 10, 120, 'B', 4);
+    expect(events(timelines.project(1), 10)).toEqual([
+      [100, 'A', 1],
+      [120, 'B', 4],
+      [200, 'B', 2],
+    ]);
+    expect(events(timelines.project(1), 20)).toEqual([[150, 'A', 3]]);
+  });
+
+  test('a merge interleaves both timelines; merging into a user without events moves the timeline', () => {
+    const timelines = new UserTimelines();
+    timelines.append(1, 10, 100, 'A', 1);
+    timelines.append(1, 10, 300, 'A', 3);
+    timelines.append(1, 20, 200, 'B', 2);
+    timelines.append(1, 20, 300, 'B', 4);
+    timelines.append(2, 30, 100, 'C', 5);
+    timelines.merge(20, 10);
+    expect(events(timelines.project(1), 10)).toEqual([
+      [100, 'A', 1],
+      [200, 'B', 2],
+      [300, 'A', 3],
+      [300, 'B', 4],
+    ]);
+    expect(timelines.project(1)!.users.has(20)).toBe(false);
+    timelines.merge(10, 40);
+    expect(events(timelines.project(1), 40)).toHaveLength(4);
+    timelines.forget(1);
+    expect(timelines.project(1)).toBeUndefined();
+    expect(events(timelines.project(2), 30)).toEqual([[100, 'C', 5]]);
+  });
+});
