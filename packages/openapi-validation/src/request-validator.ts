@@ -53,6 +53,11 @@ export interface SplitRequest {
   headers: Map<string, string>;
   pathParams: Record<string, string>;
   body?: string;
+  /**
+   * The body parsed already (`parseJson`), used when the operation reads it as JSON: a
+   * server can parse a large body and validate it in different turns of its event loop.
+   */
+  json?: ParsedJson;
 }
 
 /** The outcome of validating a split request, with the values it parsed. */
@@ -104,10 +109,13 @@ function deserialize(doc: Doc, schema: unknown, values: string[], explode: boole
 }
 
 /** A flawed value (`errors` set) is still returned: the request's credentials can be read from it. */
-type ParsedJson = { ok: true; value: unknown } | { ok: false; error: string; errors?: ErrorObject[]; value?: unknown };
+export type ParsedJson = { ok: true; value: unknown } | { ok: false; error: string; errors?: ErrorObject[]; value?: unknown };
+
+/** Whether a body of this `content-type` (header value) is JSON. */
+export const isJsonContentType = (contentType: string) => JSON_TYPE.test(contentType.split(';')[0]!.trim());
 
 /** JSON text → value; text that parses to a value no store can keep as sent is refused too (see json-value.ts). */
-function parseJson(text: string): ParsedJson {
+export function parseJson(text: string): ParsedJson {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -233,7 +241,7 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
       if (!media) {
         problems.push({ where: 'body', message: `content type ${contentType || '(none)'} is not one of ${Object.keys(requestBody.content).join(', ')}` });
       } else if (JSON_TYPE.test(contentType) || media['x-svc-body-format'] === 'json') {
-        const parsed = parseJson(request.body!);
+        const parsed = request.json ?? parseJson(request.body!);
         if (!parsed.ok) {
           problems.push(jsonProblem('body', parsed));
           parsedBody = parsed.value;

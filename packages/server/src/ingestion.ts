@@ -8,16 +8,28 @@ import { type EventRules, type UploadRequest, toStoredEvent, uploadProblems } fr
 import { PropertyUpdateLimit } from './ingest/property-updates.js';
 import { tooManyItems } from './too-many-items.js';
 import type { Throttle, ThrottleVerdict } from './ingest/throttle.js';
+import { eachInSlices, type Slicer, timeSlicer, yieldToEventLoop } from './store/time-slice.js';
 import type { Store, StoredEvent } from './store/types.js';
 
 type UploadOperation = 'createBatchEvents' | 'createHttpApiEvents';
 type GroupIdentification = components['schemas']['GroupIdentification'];
+
+/** An admitted batch: its events stored now, the insert_ids they reserved, and their journal write. */
+interface Admitted {
+  fresh: StoredEvent[];
+  reserved: string[];
+  /** Events of the batch, duplicates included. */
+  ingested: number;
+  written: Promise<void>;
+}
 
 export const DEDUPE_WINDOW_MS = 7 * 24 * 3_600_000;
 
 export class IngestionService {
   readonly insertIds = new InsertIdWindow(DEDUPE_WINDOW_MS);
   readonly propertyUpdates: PropertyUpdateLimit;
+  /** The work of the last request to arrive (see `inTurn`). */
+  private turns: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: Store,
@@ -25,6 +37,8 @@ export class IngestionService {
     private readonly rules: EventRules,
     /** Sees every accepted batch once it is durable (attribution matching). */
     private readonly onAccepted: (events: StoredEvent[], now: number) => Promise<void> = async () => undefined,
+    /** Where a batch's work gives way to the event loop. */
+    private readonly slicer: () => Slicer = timeSlicer,
   ) {
     this.propertyUpdates = new PropertyUpdateLimit({ perHour: rules.maxUserPropertyUpdatesPerHour });
   }
@@ -69,31 +83,28 @@ export class IngestionService {
     };
   }
 
+  /**
+   * Runs `work` once the work of the requests that arrived before has run. A batch is worked
+   * on a slice at a time, with turns of the event loop in between (where other requests are
+   * read and parsed): its throttle counts, insert_id reservations and journal lines still come
+   * before those of any batch that arrived after it. `work` ends once its lines are queued in
+   * the journal; the wait for them to be durable is the caller's.
+   */
+  private inTurn<T extends object>(work: () => Promise<T>): Promise<T> {
+    const done = this.turns.then(work);
+    this.turns = done.catch(() => undefined);
+    return done;
+  }
+
   upload = async (request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation>> => {
-    const body = request.body as UploadRequest;
-    const invalid = uploadProblems(body, [], this.rules);
-    if (invalid) return { status: 400, body: invalid };
+    const admitted = await this.inTurn(() => this.admit(request));
+    if ('status' in admitted) return admitted;
+    const { fresh, reserved, written } = admitted;
     const appId = request.caller.project!.app_id;
-    const context = { appId, receivedAt: request.receivedAt, remoteAddress: request.remoteAddress };
-    const events = body.events.map((event) => toStoredEvent(event, context, this.rules));
-    const verdict = this.throttle.admit(appId, events, request.receivedAt);
-    if (verdict) return this.refusal(verdict);
-    // Check and reserve insert_ids in one synchronous step: a concurrent retry of the same
-    // batch sees them reserved and stores nothing twice.
-    const fresh: StoredEvent[] = [];
-    const reserved: string[] = [];
-    for (const event of events) {
-      if (event.insert_id !== null) {
-        if (!this.insertIds.add(appId, event.insert_id, request.receivedAt)) continue;
-        reserved.push(event.insert_id);
-      }
-      fresh.push(event);
-    }
-    this.propertyUpdates.apply(fresh, request.receivedAt);
     try {
       // Also when everything was a duplicate: the answer then waits for the earlier
       // writes in the journal, so a retry is never acknowledged before the original.
-      await this.store.append(fresh);
+      await written;
     } catch (failure) {
       for (const insertId of reserved) this.insertIds.delete(appId, insertId);
       throw failure;
@@ -101,9 +112,42 @@ export class IngestionService {
     await this.onAccepted(fresh, request.receivedAt);
     return {
       status: 200,
-      body: { code: 200, events_ingested: events.length, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },
+      body: { code: 200, events_ingested: admitted.ingested, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },
     };
   };
+
+  /** Judges a batch and journals its fresh events, in its turn: the refusal, or what was journalled. */
+  private async admit(request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation> | Admitted> {
+    // The request was parsed and validated in this turn of the event loop: the batch's work starts on the next.
+    await yieldToEventLoop();
+    const body = request.body as UploadRequest;
+    const invalid = uploadProblems(body, [], this.rules);
+    if (invalid) return { status: 400, body: invalid };
+    const appId = request.caller.project!.app_id;
+    const context = { appId, receivedAt: request.receivedAt, remoteAddress: request.remoteAddress };
+    const slice = this.slicer();
+    const events: StoredEvent[] = [];
+    await eachInSlices(body.events, (event) => events.push(toStoredEvent(event, context, this.rules)), slice);
+    const verdict = this.throttle.admit(appId, events, request.receivedAt);
+    if (verdict) return this.refusal(verdict);
+    // Reserved in the batch's turn: a concurrent retry of the same batch, whose turn comes
+    // after, sees them reserved and stores nothing twice.
+    const fresh: StoredEvent[] = [];
+    const reserved: string[] = [];
+    await eachInSlices(
+      events,
+      (event) => {
+        if (event.insert_id !== null) {
+          if (!this.insertIds.add(appId, event.insert_id, request.receivedAt)) return;
+          reserved.push(event.insert_id);
+        }
+        fresh.push(event);
+      },
+      slice,
+    );
+    this.propertyUpdates.apply(fresh, request.receivedAt);
+    return { fresh, reserved, ingested: events.length, written: this.store.append(fresh) };
+  }
 
   groupIdentify = async (request: HandlerRequest<'createGroupIdentifications'>): Promise<Reply<'createGroupIdentifications'>> => {
     const identification = request.body.identification as GroupIdentification | GroupIdentification[];
@@ -118,7 +162,8 @@ export class IngestionService {
         this.rules,
       ),
     );
-    await this.store.append(records);
+    const { written } = await this.inTurn(async () => ({ written: this.store.append(records) }));
+    await written;
     return { status: 200, body: { code: 200, identifications_ingested: items.length, server_upload_time: request.receivedAt } };
   };
 }

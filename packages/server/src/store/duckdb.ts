@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-entities.js';
-import { timeSlicer, yieldToEventLoop } from './time-slice.js';
+import { eachInSlices, timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { TimelineBuilder, UserTimelines } from './timelines.js';
 import { timelineFunnel, type TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
@@ -127,12 +127,10 @@ function numbersOf(rows: Row[]): Row[] {
 
 /** Appends one row per item, yielding to the event loop every few thousand: a segment can hold many. */
 async function appendAll<T>(appender: DuckDBAppender, items: readonly T[], append: (item: T, index: number) => void): Promise<void> {
-  const slice = timeSlicer();
-  for (let i = 0; i < items.length; i++) {
-    append(items[i]!, i);
+  await eachInSlices(items, (item, index) => {
+    append(item, index);
     appender.endRow();
-    await slice(i);
-  }
+  });
   appender.closeSync();
 }
 
