@@ -114,6 +114,7 @@ export class ReportingHandlers {
       query: (sql) => this.source.query(sql),
       queryChunks: (sql) => this.source.queryChunks(sql),
       timelineFunnel: (query) => this.source.timelineFunnel(query),
+      timelineCounts: (query) => this.source.timelineCounts(query),
       now: () => request.receivedAt,
     };
   }

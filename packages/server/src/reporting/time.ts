@@ -140,6 +140,55 @@ export function offsetsBetween(timeZone: string, fromMs: number, toMs: number): 
   return offsets;
 }
 
+/**
+ * The index, among the range's days, of the local day of an instant in [range start, `toMs`)
+ * (the dialects' bucket arithmetic: the offsets of `offsetsBetween`).
+ */
+export function localDayIndex(timeZone: string, range: ReportRange, toMs: number): (epochMs: number) => number {
+  const offsets = offsetsBetween(timeZone, range.startMs, toMs);
+  const firstDay = asUtc(range.start);
+  return (epochMs) => {
+    let at = offsets.length - 1;
+    while (at > 0 && epochMs < offsets[at]!.fromMs) at--;
+    return Math.floor((epochMs + offsets[at]!.offsetMs - firstDay) / 86_400_000);
+  };
+}
+
+/** The range's instants in pieces of one bucket each: `starts[k]` (ascending; `starts[pieces]` is the range's end) and `buckets[k]`. */
+export interface BucketPieces {
+  starts: Float64Array;
+  /** The index of the piece's bucket in `bucketLabels(range, interval)` (-1: none of them). */
+  buckets: Int32Array;
+}
+
+/**
+ * The range cut where an instant's bucket changes, in the dialects' bucket arithmetic (the local
+ * day of an instant plus the offset `offsetsBetween` has in force), so that walking a user's
+ * sorted events finds their buckets with comparisons only. Buckets follow the pieces in order,
+ * except where a zone's clock goes back across midnight.
+ */
+export function bucketPieces(timeZone: string, range: ReportRange, interval: 'day' | 'week' | 'month'): BucketPieces {
+  const index = new Map(bucketLabels(range, interval).map((label, i) => [label, i]));
+  const bucketOfDay = (day: number) => index.get(dateLabel(bucketDate(interval, addDays(range.start, day)))) ?? -1;
+  const offsets = offsetsBetween(timeZone, range.startMs, range.endMs);
+  const firstDay = asUtc(range.start);
+  const [starts, buckets]: [number[], number[]] = [[], []];
+  offsets.forEach(({ fromMs, offsetMs }, i) => {
+    const toMs = offsets[i + 1]?.fromMs ?? range.endMs;
+    for (let from = fromMs; from < toMs; ) {
+      const day = Math.floor((from + offsetMs - firstDay) / 86_400_000);
+      const bucket = bucketOfDay(day);
+      if (buckets[buckets.length - 1] !== bucket) {
+        starts.push(from);
+        buckets.push(bucket);
+      }
+      from = Math.min(toMs, firstDay + (day + 1) * 86_400_000 - offsetMs);
+    }
+  });
+  starts.push(range.endMs);
+  return { starts: Float64Array.from(starts), buckets: Int32Array.from(buckets) };
+}
+
 /** The local calendar date of an instant, `YYYY-MM-DD`. */
 export function localDateLabel(timeZone: string, epochMs: number): string {
   return dateLabel(fromUtc(epochMs + zoneOffset(timeZone, epochMs)));

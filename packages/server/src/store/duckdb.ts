@@ -11,6 +11,7 @@ import { applyPropertyOperations } from '../ingest/profile-operations.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-entities.js';
 import { eachInSlices, timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { TimelineBuilder, UserTimelines } from './timelines.js';
+import { timelineCounts, type TimelineCounts, type TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
 import { timelineFunnel, type TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
@@ -421,6 +422,12 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   async timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
     if (this.unbuilt.has(query.appId)) return undefined;
     return timelineFunnel(this.timelines.project(query.appId), query);
+  }
+
+  /** Plain counts from the project's timelines; undefined while they are not built. */
+  async timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
+    if (this.unbuilt.has(query.appId)) return undefined;
+    return timelineCounts(this.timelines.project(query.appId), query);
   }
 
   async timelinesBuilt(): Promise<void> {

@@ -17,6 +17,7 @@ import { journalLine } from './duckdb.js';
 import { Journal, type Segment } from './journal.js';
 import { eachInSlices, yieldToEventLoop } from './time-slice.js';
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
+import type { TimelineCounts, TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
 import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
@@ -215,6 +216,10 @@ export class JournalledStore implements Store {
 
   timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
     return this.engine.timelineFunnel(query);
+  }
+
+  timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
+    return this.engine.timelineCounts(query);
   }
 
   timelinesBuilt(): Promise<void> {

@@ -1,6 +1,7 @@
 // The storage interface the handlers see. An engine (DuckDB today) implements `Engine`;
 // `JournalledStore` puts the durable journal in front of any engine.
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
+import type { TimelineCounts, TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
 import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 
 /** Property operations of `$identify` / `$groupidentify` (plain keys count as `$set`). */
@@ -277,6 +278,8 @@ export interface ReportingSource {
    * when the engine keeps none or they are not built yet for the project (the SQL answers).
    */
   timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined>;
+  /** Users or events per bucket of a plain scan from the timelines (runners/timeline-counts.ts); undefined as for funnels. */
+  timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined>;
   /** Resolves once the timelines the engine builds at open (or after a change) are built: funnels read them from then on. */
   timelinesBuilt(): Promise<void>;
 }

@@ -62,6 +62,14 @@ export const plainEventType = (eventType: string) => (eventType.startsWith('ce:'
 /** The events that are not "active" (SEMANTICS.md, "Active and new"). */
 export const INACTIVE_EVENT_TYPES = ['$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure'];
 
+/** Whether an event of type `name` is one of `eventType` (a name, `ce:<name>`, `_all` or `_active`), as the dialects' selectors say. */
+export function matchesEventType(eventType: string, name: string | null): boolean {
+  if (eventType === '_all') return true;
+  // As in SQL, an event without a type is neither active nor of any named type.
+  if (name === null) return false;
+  return eventType === '_active' ? !INACTIVE_EVENT_TYPES.includes(name) : name === plainEventType(eventType);
+}
+
 /** Event and user property names as the API writes them: `gp:` for custom user properties. */
 export function userProperty(name: string): PropertyRef {
   if (name.startsWith('gp:')) return { kind: 'custom', name: name.slice(3) };

@@ -3,6 +3,7 @@
 import type { Dialect } from '../query/duckdb-dialect.js';
 import { NONE } from '../query/model.js';
 import type { FunnelGroup } from './funnels.js';
+import type { TimelineCounts, TimelineCountsQuery } from './timeline-counts.js';
 import type { TimelineFunnelQuery } from './timeline-funnel.js';
 
 export interface RunnerContext {
@@ -13,6 +14,8 @@ export interface RunnerContext {
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
   /** A plain funnel from the engine's per-user timelines, when the engine keeps them (undefined: not ready, the SQL answers). */
   timelineFunnel?(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined>;
+  /** Users or events per bucket of a plain scan from the same timelines (undefined: the SQL answers). */
+  timelineCounts?(query: TimelineCountsQuery): Promise<TimelineCounts | undefined>;
   /** Current time, ms (tests move it). */
   now(): number;
 }

@@ -2,6 +2,7 @@
 // property (the scan's last property column).
 import type { Dialect } from '../query/duckdb-dialect.js';
 import type { EventScan } from '../query/model.js';
+import { bucketLabels } from '../time.js';
 import { type RunnerContext, groupColumns, groupsOf } from './context.js';
 
 export type Measure = 'uniques' | 'totals' | 'propsum' | 'propcount' | 'propmin' | 'propmax';
@@ -40,6 +41,8 @@ export interface CountOptions {
 }
 
 export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measure, options: CountOptions = {}): Promise<Counts> {
+  const fromTimelines = await timelineCountsOf(ctx, scan, measure, options);
+  if (fromTimelines) return fromTimelines;
   const groups = groupColumns(options.groupCount ?? scan.properties.length);
   const { dialect } = ctx;
   const aggregate = aggregateSql(dialect, measure, `p${scan.properties.length - 1}`);
@@ -56,4 +59,31 @@ export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measu
     }
   }
   return result;
+}
+
+/**
+ * Distinct users or events of a plain scan (one event type, `_all` or `_active`; no properties,
+ * segment, conditions, windows or other filter; day, week or month buckets; no user mappings)
+ * from the engine's per-user timelines; undefined when not eligible or when the engine has none
+ * ready (the SQL answers).
+ */
+async function timelineCountsOf(ctx: RunnerContext, scan: EventScan, measure: Measure, options: CountOptions): Promise<Counts | undefined> {
+  const { selector, interval } = scan;
+  const plainSelector = !selector || (selector.conditions.length === 0 && selector.eventType !== 'revenue_amount');
+  const plainScan = scan.properties.length === 0 && scan.segment.length === 0 && !scan.flags && (scan.timeColumn ?? 'time') === 'time';
+  if (!ctx.timelineCounts || (measure !== 'uniques' && measure !== 'totals') || !plainSelector || !plainScan || options.windows || options.where || ctx.dialect.mapsUsers) return undefined;
+  if (interval !== 'day' && interval !== 'week' && interval !== 'month') return undefined;
+  const answer = await ctx.timelineCounts({
+    appId: ctx.appId,
+    timeZone: ctx.timeZone,
+    range: scan.range,
+    interval,
+    eventType: selector?.eventType ?? '_all',
+    measure,
+    firstEventsOnly: scan.firstEventsOnly ?? false,
+  });
+  if (!answer) return undefined;
+  // As the SQL: rows of the buckets that have any, and the row over the range.
+  const perBucket = bucketLabels(scan.range, interval).flatMap((bucket, i) => (answer.perBucket[i]! > 0 ? [{ groups: [], bucket, value: answer.perBucket[i]! }] : []));
+  return { perBucket, collapsed: [{ groups: [], value: answer.whole }] };
 }

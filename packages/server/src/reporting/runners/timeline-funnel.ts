@@ -3,8 +3,8 @@
 // in one pass over each user's events in the scanned range, [start, end + window). Events
 // count in the SQL's order: by time, then the first step they match, then ingestion.
 import { bestPath } from '../funnel-paths.js';
-import { INACTIVE_EVENT_TYPES, NONE, plainEventType } from '../query/model.js';
-import { offsetsBetween, type ReportRange } from '../time.js';
+import { matchesEventType, NONE } from '../query/model.js';
+import { localDayIndex, type ReportRange } from '../time.js';
 import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, summarizedGroup, windowMsOf } from './funnels.js';
 import { firstAtOrAfter, type ProjectTimelines, type Timeline } from '../../store/timelines.js';
 
@@ -16,26 +16,6 @@ export interface TimelineFunnelQuery {
   eventTypes: string[];
   mode: FunnelMode;
   windowSeconds: number;
-}
-
-const DAY_MS = 86_400_000;
-
-function matchesType(eventType: string, name: string | null): boolean {
-  if (eventType === '_all') return true;
-  // As in SQL, an event without a type is neither active nor of any named type.
-  if (name === null) return false;
-  return eventType === '_active' ? !INACTIVE_EVENT_TYPES.includes(name) : name === plainEventType(eventType);
-}
-
-/** The index of an entry's day in the range's days: the day of its local time (the dialect's `bucket`). */
-function entryDays(timeZone: string, range: ReportRange, scanEndMs: number): (time: number) => number {
-  const offsets = offsetsBetween(timeZone, range.startMs, scanEndMs);
-  const firstDay = Date.UTC(range.start.year, range.start.month - 1, range.start.day);
-  return (time) => {
-    let at = offsets.length - 1;
-    while (at > 0 && time < offsets[at]!.fromMs) at--;
-    return Math.floor((time + offsets[at]!.offsetMs - firstDay) / DAY_MS);
-  };
 }
 
 /**
@@ -155,9 +135,9 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
   const windowMs = windowMsOf(query);
   const { startMs, endMs } = query.range;
   const scanEndMs = endMs + windowMs;
-  const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesType(eventType, name) ? mask | (1 << k) : mask), 0));
+  const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
   const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
-  const dayOf = entryDays(query.timeZone, query.range, scanEndMs);
+  const dayOf = localDayIndex(query.timeZone, query.range, scanEndMs);
   const group = emptyGroupTimes(steps, query.range.days);
   const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
   const [reached, best, dayBest] = [new Float64Array(steps), new Float64Array(steps), new Float64Array(steps)];

@@ -22,11 +22,12 @@ export async function userCounts(ctx: RunnerContext, query: UserCountsQuery): Pr
     appId: ctx.appId,
     timeZone: ctx.timeZone,
     range: query.range,
+    // New users: their first events, of any type.
+    ...(query.metric === 'active' ? { selector: { eventType: '_active', conditions: [] } } : { firstEventsOnly: true }),
     segment: query.segment,
     properties: query.groupBy ? [query.groupBy] : [],
     interval: query.interval,
-    firstEventsOnly: query.metric === 'new',
   };
-  const { perBucket, collapsed } = await counts(ctx, scan, 'uniques', { where: query.metric === 'active' ? 'active' : undefined });
+  const { perBucket, collapsed } = await counts(ctx, scan, 'uniques');
   return { xValues, series: alignSeries(xValues, perBucket, collapsed, { eventIndex: 0, segmentIndex: 0, limit: MAX_GROUPS, grouped: query.groupBy !== undefined }) };
 }

@@ -538,6 +538,11 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return Promise.resolve(undefined);
   }
 
+  /** Not available either: its counts are SQL. */
+  timelineCounts(): Promise<undefined> {
+    return Promise.resolve(undefined);
+  }
+
   timelinesBuilt(): Promise<void> {
     return Promise.resolve();
   }

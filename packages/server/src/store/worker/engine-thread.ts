@@ -20,6 +20,7 @@ const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>>
   groupProfile: 'call',
   queryChunks: 'stream',
   timelineFunnel: 'call',
+  timelineCounts: 'call',
   timelinesBuilt: 'call',
   svcIdsWithData: 'call',
   svcIdsOfUsers: 'call',

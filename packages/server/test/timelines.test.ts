@@ -1,14 +1,18 @@
-// Funnels from the DuckDB engine's per-user timelines (store/timelines.ts,
-// runners/timeline-funnel.ts) answer exactly as the SQL path does: the seeded dataset's funnels
-// in every mode and two time zones, then the cases the timelines must follow (same-time
-// events, users merged after both had events, late events, a deletion scrub, a window past the
-// range's end, DST days). Then the timelines' own operations.
+// Funnels and plain counts from the DuckDB engine's per-user timelines (store/timelines.ts,
+// runners/timeline-funnel.ts, runners/timeline-counts.ts) answer exactly as the SQL path does:
+// the seeded dataset's funnels in every mode and two time zones, then the cases the timelines
+// must follow (same-time events, users merged after both had events, late events, a deletion
+// scrub, a window past the range's end, DST days); the seeded dataset's segmentations and user
+// counts in every interval. Then the timelines' own operations.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DuckDbDialect } from '../src/reporting/query/duckdb-dialect.js';
+import type { RunnerContext } from '../src/reporting/runners/context.js';
 import { funnel, type FunnelMode, type FunnelQuery } from '../src/reporting/runners/funnels.js';
+import { segmentation, type SegmentationMetric } from '../src/reporting/runners/segmentation.js';
+import { userCounts } from '../src/reporting/runners/users.js';
 import { reportRange } from '../src/reporting/time.js';
 import { DuckDbEngine } from '../src/store/duckdb.js';
 import { ProjectTimelines, TimelineBuilder, UserTimelines } from '../src/store/timelines.js';
@@ -38,11 +42,21 @@ interface Question {
   cs: number;
 }
 
+/** A runner context on the engine's SQL only. */
+const sqlContext = (appId: number, timeZone: string): RunnerContext => ({
+  appId,
+  timeZone,
+  dialect: new DuckDbDialect({ userMappings: false }),
+  query: (text: string) => engine.query(text),
+  queryChunks: (text: string) => engine.queryChunks(text),
+  now: () => 0,
+});
+
 /** The funnel through the timelines and through SQL: the same JSON, and the timelines did answer. */
 async function sameAnswers(appId: number, timeZone: string, { start, end, steps, mode, cs }: Question) {
   await engine.timelinesBuilt();
   const query: FunnelQuery = { range: reportRange(timeZone, start, end), steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: cs, segment: [], limit: 100 };
-  const sql = { appId, timeZone, dialect: new DuckDbDialect({ userMappings: false }), query: (text: string) => engine.query(text), queryChunks: (text: string) => engine.queryChunks(text), now: () => 0 };
+  const sql = sqlContext(appId, timeZone);
   let answered = false;
   const fromTimelines = await funnel(
     {
@@ -176,6 +190,63 @@ test.each(MODES)('%s: entry days on the DST days of Los Angeles', async (mode) =
   const spring = await sameAnswers(app, 'America/Los_Angeles', { start: '20260307', end: '20260309', steps: ['A', 'B'], mode, cs: 3600 });
   expect(spring.groups[0]!.byDay.map((day) => day.reached[0])).toEqual([0, 4, 1]);
   await sameAnswers(app, 'America/Los_Angeles', { start: '20261031', end: '20261102', steps: ['A', 'B'], mode, cs: 3600 });
+});
+
+/** A count through the timelines and through SQL: the same JSON, and the timelines did answer. */
+async function sameCounts<T>(appId: number, timeZone: string, run: (ctx: RunnerContext) => Promise<T>): Promise<T> {
+  await engine.timelinesBuilt();
+  const sql = sqlContext(appId, timeZone);
+  let answered = 0;
+  const fromTimelines = await run({
+    ...sql,
+    timelineCounts: async (question) => {
+      const counts = await engine.timelineCounts(question);
+      if (counts) answered++;
+      return counts;
+    },
+  });
+  expect(answered).toBeGreaterThan(0);
+  expect(JSON.stringify(fromTimelines)).toBe(JSON.stringify(await run(sql)));
+  return fromTimelines;
+}
+
+const INTERVALS = ['day', 'week', 'month'] as const;
+const counted: [string, { eventType: string; metric: SegmentationMetric; rollingAverage?: number }][] = [
+  ['uniques of A', { eventType: 'A', metric: 'uniques' }],
+  ['totals of ce:B', { eventType: 'ce:B', metric: 'totals' }],
+  ['uniques of _active', { eventType: '_active', metric: 'uniques' }],
+  ['totals of _all', { eventType: '_all', metric: 'totals' }],
+  ['uniques of an unknown event type', { eventType: 'nothing', metric: 'uniques' }],
+  ['average of A (totals / uniques)', { eventType: 'A', metric: 'average' }],
+  ['pct_dau of C', { eventType: 'C', metric: 'pct_dau' }],
+  ['uniques of A, rolling average of 3', { eventType: 'A', metric: 'uniques', rollingAverage: 3 }],
+];
+
+describe.each(['UTC', 'America/Los_Angeles'])('plain counts of the seeded dataset in %s', (timeZone) => {
+  describe.each(INTERVALS)('by %s', (interval) => {
+    test.each(counted)('segmentation: %s', async (_, { eventType, metric, rollingAverage }) => {
+      const range = reportRange(timeZone, WIDE.start, WIDE.end);
+      await sameCounts(DATASET, timeZone, (ctx) => segmentation(ctx, { range, interval, events: [{ eventType, conditions: [] }], groupBy: [], segment: [], metric, activeUsersOnly: false, rollingAverage, limit: 100 }));
+    });
+    test.each(['active', 'new'] as const)('%s users', async (metric) => {
+      const answer = await sameCounts(DATASET, timeZone, (ctx) => userCounts(ctx, { range: reportRange(timeZone, MONTH_EDGE.start, MONTH_EDGE.end), metric, interval, segment: [] }));
+      expect(answer.series[0]!.collapsed).toBeGreaterThan(0);
+    });
+  });
+});
+
+test('plain counts over the DST change in Los Angeles, and of users merged after both had events', async () => {
+  const range = reportRange('America/Los_Angeles', '20260305', '20260312');
+  await sameCounts(DST_DATASET, 'America/Los_Angeles', (ctx) => userCounts(ctx, { range, metric: 'active', interval: 'day', segment: [] }));
+  const app = nextApp++;
+  await load(app, [
+    { event_type: 'A', device_id: 'd1', time: at(0) },
+    { event_type: 'A', user_id: 'ada', device_id: 'd2', time: at(10) },
+  ]);
+  const uniques = (ctx: RunnerContext) => segmentation(ctx, { range: reportRange('UTC', JUNE.start, JUNE.end), interval: 'day', events: [{ eventType: 'A', conditions: [] }], groupBy: [], segment: [], metric: 'uniques', activeUsersOnly: false, limit: 100 });
+  expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(2);
+  await load(app, [{ event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(30) }]);
+  expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(1);
 });
 
 describe('UserTimelines', () => {
