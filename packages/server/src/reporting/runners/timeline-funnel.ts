@@ -160,12 +160,14 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
     let day = -1;
     for (let i = 0; i < length; i++) {
       if ((masks[i]! & 1) === 0 || times[i]! >= endMs) continue;
+      const entryDay = dayOf(times[i]!);
+      // A complete path on the day is both winners so far, and ties go to the earliest entry.
+      if (entryDay === day && dayBestDepth === steps) continue;
       const depth = user.follow(i, reached);
       if (depth > bestDepth) {
         bestDepth = depth;
         for (let k = 0; k < depth; k++) best[k] = reached[k]!;
       }
-      const entryDay = dayOf(times[i]!);
       if (entryDay !== day) {
         if (day >= 0) add(group.byDay[day]!, dayBest, dayBestDepth, steps);
         day = entryDay;
