@@ -42,7 +42,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     pool: 'forks',
-    // The server runs its engine in a worker thread, which imports the TypeScript sources.
+    // The server runs its engine in a child process, which imports the TypeScript sources.
     execArgv: ['--import', fileURLToPath(new URL('./test/support/typescript.mjs', import.meta.url))],
     maxWorkers: 2,
     typecheck: {

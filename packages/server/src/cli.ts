@@ -11,7 +11,7 @@ import { Tenancy, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
-                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]]
+                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice N]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -38,6 +38,9 @@ streaming and replays in PostgreSQL, which several server processes can share.
 (its HTTP URL, e.g. http://127.0.0.1:8123; database --clickhouse-database, default "default",
 created with its tables when missing) and needs --postgres-url for every other entity; the
 data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.
+The engine runs in a child process, --engine-nice (0-19, default 10) lower in priority than
+the server's, so that its loads and queries do not stall the answers to HTTP requests; 0
+gives it an equal share of the CPU.
 --shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
 secret: several server processes on one machine, each with its own --data-dir (its journal),
 share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
@@ -57,6 +60,7 @@ const OPTIONS = {
   'clickhouse-url': { type: 'string' },
   'clickhouse-database': { type: 'string' },
   'postgres-url': { type: 'string' },
+  'engine-nice': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -184,6 +188,8 @@ export async function main(argv: string[]): Promise<void> {
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;
   if (engine !== 'duckdb' && engine !== 'clickhouse') throw new Error('--engine is duckdb or clickhouse');
+  const engineNice = values['engine-nice'] === undefined ? undefined : Number(values['engine-nice']);
+  if (engineNice !== undefined && !(Number.isInteger(engineNice) && engineNice >= 0 && engineNice <= 19)) throw new Error('--engine-nice is a whole number from 0 to 19');
 
   const fresh = new Tenancy(sharedDir);
   const demo = fresh.isEmpty() ? createDemo(fresh, sharedDir) : undefined;
@@ -200,6 +206,7 @@ export async function main(argv: string[]): Promise<void> {
     clickhouseUrl: values['clickhouse-url'],
     clickhouseDatabase: values['clickhouse-database'],
     postgresUrl: values['postgres-url'],
+    engineNice,
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

@@ -10,7 +10,7 @@ import { testEngine } from './support/harness.js';
 import { sendDirect } from './support/http.js';
 
 const HOUR = 3_600_000;
-// Each start opens the engine in a new worker thread (about 1.3 s more than on the server's own).
+// Each start opens the engine in a new process (about 1.3 s more than on the server's own thread).
 const THREE_STARTS_MS = 90_000;
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-attribution-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

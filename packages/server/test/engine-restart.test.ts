@@ -1,8 +1,8 @@
-// The storage engine's thread dies (ended as running out of heap ends it): the server keeps
-// acknowledging events into the journal, starts a new thread, answers reads again and loads
-// every acknowledged event.
+// The storage engine's process dies (killed as the OOM killer kills it), idle or inside a
+// statement: the server keeps acknowledging events into the journal, starts a new process,
+// answers reads again and loads every acknowledged event.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { killEngineThread } from '../src/store/worker/engine-thread.js';
+import { killEngineProcess } from '../src/store/worker/engine-process.js';
 import { type Harness, startHarness } from './support/harness.js';
 import { postJson, send } from './support/http.js';
 
@@ -31,18 +31,40 @@ const eventually = async (events: number) => {
   return counted();
 };
 
-test('after its thread dies the engine is opened again: reads are answered and every acknowledged event loads', async () => {
+test('after its process dies the engine is opened again: reads are answered and every acknowledged event loads', async () => {
   expect((await ingest(0, 50)).status).toBe(200);
   expect(await eventually(50)).toEqual({ status: 200, events: 50 });
 
-  // Killed while idle: a DuckDB thread that dies inside a statement aborts the process (see README).
-  await killEngineThread(h.server.store.reader);
+  await killEngineProcess(h.server.store.reader);
   expect((await ingest(50, 50)).status).toBe(200);
-  // A read made while the new thread starts waits for it.
+  // A read made while the new process starts waits for it.
   expect((await counted()).status).toBe(200);
   expect((await ingest(100, 50)).status).toBe(200);
   expect(await eventually(150)).toEqual({ status: 200, events: 150 });
-  expect(logged).toContain('storage engine: the worker thread exited (code 1)');
-  expect(logged).toContain('storage engine: starting a new thread in 1000 ms');
-  expect(logged).toContain('storage engine: the new thread serves');
+  expect(logged).toContain('storage engine: the process was killed (SIGKILL)');
+  expect(logged).toContain('storage engine: starting a new process in 1000 ms');
+  expect(logged).toContain('storage engine: the new process serves');
+});
+
+/** A statement that runs for minutes (DuckDB) or seconds, sleeping (ClickHouse, which would run it on after its client died). */
+const LONG_STATEMENT =
+  process.env.SVC_TEST_ENGINE === 'clickhouse'
+    ? 'SELECT sum(sleepEachRow(1)) AS slept FROM numbers(3) SETTINGS max_block_size = 1'
+    : 'SELECT max(range * 2) AS most FROM range(100000000000)';
+
+test('killed while a statement runs, only the engine process dies: the server answers again and every acknowledged event loads', async () => {
+  let settled = false;
+  const statement = h.server.store.reader.query(LONG_STATEMENT).finally(() => (settled = true));
+  const failure = statement.then(
+    () => 'answered',
+    (error: Error) => error.message,
+  );
+  expect((await ingest(150, 50)).status).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(settled).toBe(false);
+  await killEngineProcess(h.server.store.reader);
+  expect(await failure).toBe('The process was killed (SIGKILL)');
+  expect((await ingest(200, 50)).status).toBe(200);
+  expect(await eventually(250)).toEqual({ status: 200, events: 250 });
+  expect(logged.filter((message) => message === 'storage engine: the new process serves')).toHaveLength(2);
 });

@@ -1,4 +1,4 @@
-// An engine that does not answer (ClickHouse down, the engine's thread dead) must not make the
+// An engine that does not answer (ClickHouse down, the engine's process dead) must not make the
 // journal quarantine the records it cannot load: they stay in the journal and load once the
 // engine answers again. A record the engine refuses while it answers is still quarantined.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';

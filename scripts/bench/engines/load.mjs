@@ -5,12 +5,12 @@
 // ClickHouseEngine (Debian's 18.16 on loopback, entities in an in-memory DuckDB session).
 // Prints events/s per engine and run, with the longest event-loop delay during the loads
 // (what a request arriving meanwhile waits), then the medians. Setups: `engine` loads with
-// the bare engine; `main` and `worker` load through a server (`startServer`, the journal's
-// loads: records appended, then `flush`), its engine on the server's thread or in its worker
-// thread (entities on PostgreSQL for ClickHouse). Needs the server's dist
+// the bare engine; `main` and `process` load through a server (`startServer`, the journal's
+// loads: records appended, then `flush`), its engine on the server's thread or in its own
+// process (entities on PostgreSQL for ClickHouse). Needs the server's dist
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
-//   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,worker]
+//   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,process]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,7 @@ const { values: options } = parseArgs({
     events: { type: 'string', default: '1000000' },
     segment: { type: 'string', default: '50000' },
     runs: { type: 'string', default: '1' },
-    setups: { type: 'string', default: 'engine,main,worker' },
+    setups: { type: 'string', default: 'engine,main,process' },
   },
 });
 const TOTAL = Number(options.events);
@@ -126,7 +126,7 @@ try {
           session.close();
         } else {
           const engineConfig = name === 'duckdb' ? { engine: 'duckdb' } : { engine: 'clickhouse', clickhouseUrl: clickhouse.url, clickhouseDatabase: database, postgresUrl: postgres.url };
-          const server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, loadIntervalMs: 3_600_000, engineThread: setup, log: () => undefined, ...engineConfig });
+          const server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, loadIntervalMs: 3_600_000, engineIn: setup, log: () => undefined, ...engineConfig });
           measured = await measureServer(server);
           const [{ n }] = await server.store.query('SELECT count(*) AS n FROM events');
           if (Number(n) !== TOTAL) throw new Error(`${name} ${setup}: ${n} events loaded, ${TOTAL} expected`);

@@ -13,10 +13,11 @@
 // the cost budget); --keep DIR keeps the loaded data directory (the ClickHouse copy in
 // DIR/clickhouse) and reuses it next time. The stall phase ingests into a throwaway copy of
 // each engine's data, so a kept dataset stays as loaded.
-//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS]
+//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice N]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
 // measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
-// (--stall-flags="--cpu-prof --trace-gc").
+// (--stall-flags="--cpu-prof --trace-gc"); --engine-nice sets the server's engineNice (the
+// engine process's priority below the server's).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -44,10 +45,12 @@ const { values } = parseArgs({
     engine: { type: 'string', default: 'both' },
     'stall-only': { type: 'boolean', default: false },
     'stall-flags': { type: 'string', default: '' },
+    'engine-nice': { type: 'string' },
   },
 });
 if (!['duckdb', 'clickhouse', 'both'].includes(values.engine)) throw new Error('--engine is duckdb, clickhouse or both');
 const ENGINES = values.engine === 'both' ? ['duckdb', 'clickhouse'] : [values.engine];
+const engineNice = values['engine-nice'] === undefined ? {} : { engineNice: Number(values['engine-nice']) };
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const RUNS = Number(values.runs);
@@ -328,7 +331,7 @@ async function clickHouseSide() {
 
 /** Each case's timings through the HTTP path and as hand-written SQL on this engine. */
 async function measure(engine, config, timed) {
-  const server = await startServer({ ...config, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
+  const server = await startServer({ ...config, ...engineNice, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
   const get = async (path) => {
     const answer = await fetch(`${server.urls.app}${path}`, { headers: auth });
     if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
@@ -388,7 +391,7 @@ async function stallPhase(engine, scratch) {
 async function watchStalls(engine, config) {
   const scratchTenancy = new Tenancy(config.dataDir);
   const live = scratchTenancy.projects.find((p) => p.name === 'Live') ?? scratchTenancy.createProject(project.org_id, 'Live');
-  const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [JSON.stringify(config)], { execArgv: [...serverFlags(), ...values['stall-flags'].split(/\s+/).filter(Boolean)] });
+  const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [JSON.stringify({ ...config, ...engineNice })], { execArgv: [...serverFlags(), ...values['stall-flags'].split(/\s+/).filter(Boolean)] });
   const { urls } = await new Promise((resolve) => stallServer.once('message', resolve));
   // The ingestion client runs in a worker thread: building and sending batches stays off this
   // process's event loop, which drives the queries.

@@ -9,7 +9,7 @@
 // A segment the engine refuses is split in halves down to the single records it refuses,
 // which are quarantined (kept aside, logged): one bad record never holds back the others,
 // other projects' or the start-up. A failure while the engine does not answer at all (its
-// server down, its thread dead) is the engine's, not the records': the segment stays whole
+// server down, its process dead) is the engine's, not the records': the segment stays whole
 // for the next round.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,9 +1,12 @@
-// Calls to objects that live in another thread: request/response by id over a message port.
+// Calls to objects that live in a child process: request/response by id over its IPC channel.
 // Async methods answer once; async iterables are pulled a chunk per request (the consumer asks
 // for the next one, so a result is never buffered whole and a consumer that stops stops the
-// producer); a SqlSession transaction holds the other thread's session while its callback runs
+// producer); a SqlSession transaction holds the other process's session while its callback runs
 // here. Errors cross with their name, message, stack and primitive fields (a refusal's `code`).
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { SqlSession } from '../types.js';
 
 type Method = (...args: never[]) => unknown;
@@ -13,7 +16,7 @@ type KindOf<F> = F extends (...args: never[]) => AsyncIterable<unknown> ? 'strea
 
 /** Every method of `T` with how it crosses: a method missing here, or a sync one, does not compile. */
 export type MethodKinds<T> = { [K in MethodNames<T>]: KindOf<T[K]> };
-/** The methods of `T`, answered by the other thread. */
+/** The methods of `T`, answered by the other process. */
 export type Remote<T> = { [K in MethodNames<T>]: T[K] };
 
 export interface SerializedError {
@@ -53,10 +56,12 @@ export function deserializeError(serialized: SerializedError): Error {
   return error;
 }
 
-/** The port the two threads talk over (a Worker on this side, `parentPort` in the worker). */
+/** The channel the two processes talk over (the child process on this side, `process` in the child). */
 export interface Port {
   postMessage(message: unknown): void;
   on(event: 'message', listener: (message: any) => void): unknown;
+  /** Told when answers start and stop being awaited: the channel keeps this process alive only meanwhile. */
+  awaiting?(awaiting: boolean): void;
 }
 
 /** The calling side. */
@@ -70,16 +75,18 @@ export class RpcClient {
       const waiting = this.pending.get(response.id);
       if (!waiting) return;
       this.pending.delete(response.id);
+      if (this.pending.size === 0) port.awaiting?.(false);
       if (response.ok) waiting.resolve(response.value);
       else waiting.reject(deserializeError(response.error));
     });
   }
 
-  /** Fails every pending and later request with `error` (the other thread is gone). */
+  /** Fails every pending and later request with `error` (the other process is gone). */
   fail(error: Error): void {
     this.failure ??= error;
     for (const waiting of this.pending.values()) waiting.reject(this.failure);
     this.pending.clear();
+    this.port.awaiting?.(false);
   }
 
   /** Sends a request: its id (which names the stream or transaction it opens) and its answer. */
@@ -87,6 +94,7 @@ export class RpcClient {
     const id = this.nextId++;
     if (this.failure) return { id, answer: Promise.reject(this.failure) };
     const answer = new Promise((resolve, reject) => {
+      if (this.pending.size === 0) this.port.awaiting?.(true);
       this.pending.set(id, { resolve, reject });
       this.port.postMessage({ ...request, id });
     });
@@ -148,10 +156,10 @@ export class RpcClient {
   }
 }
 
-/** What proxies send their calls through: one thread's client, or one that follows a restarted thread. */
+/** What proxies send their calls through: one process's client, or one that follows a restarted process. */
 export type Caller = Pick<RpcClient, 'call' | 'stream' | 'transaction'>;
 
-/** A proxy whose methods are answered by `target` in the other thread. */
+/** A proxy whose methods are answered by `target` in the other process. */
 export function remote<T>(client: Caller, target: string, kinds: MethodKinds<T>): Remote<T> {
   const proxy: Record<string, (...args: unknown[]) => unknown> = {};
   for (const [method, kind] of Object.entries(kinds)) {
@@ -160,7 +168,7 @@ export function remote<T>(client: Caller, target: string, kinds: MethodKinds<T>)
   return proxy as Remote<T>;
 }
 
-/** A SqlSession answered by the session `target` in the other thread. */
+/** A SqlSession answered by the session `target` in the other process. */
 export function remoteSession(client: Caller, target: string): SqlSession {
   return {
     ...remote<Omit<SqlSession, 'transaction'>>(client, target, { rows: 'call', run: 'call' }),
@@ -168,61 +176,115 @@ export function remoteSession(client: Caller, target: string): SqlSession {
   };
 }
 
-/** A worker whose module `serve`s, once it is ready. */
-export interface ServingWorker {
+/** What a child process is started with: its module, which calls `serveProcess`, and that module's data. */
+export interface Launch {
+  entry: URL;
+  data: unknown;
+  /** How much lower than this process's the child's priority is (its niceness added). */
+  nice: number;
+}
+
+/** A child process whose module `serve`s, once it is ready. */
+export interface ServingProcess {
   client: RpcClient;
-  /** Ends the thread; later calls fail. */
+  /** Ends the process; later calls fail. */
   terminate(): Promise<void>;
-  /** Settles when the thread fails or exits other than by `terminate` (it may still be exiting). */
+  /** Settles when the process fails or exits other than by `terminate`. */
   died: Promise<void>;
-  /** Ends the thread as a death would (for tests: what an uncaught error or running out of heap does). */
+  /** Ends the process as a death would (for tests: what the OOM killer or DuckDB's abort does). */
   kill(): Promise<void>;
 }
 
 /**
- * Starts the worker of module `entry` and waits until its targets are open. A thread that
- * dies (an uncaught error, its heap out of memory) or exits fails every pending and later
- * call, and is logged.
+ * Starts the child process of `launch` and waits until its targets are open. A process that
+ * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged.
+ * The child inherits this process's Node flags (the server's heap settings; in tests, the
+ * TypeScript loader) and ends when this process does.
  */
-export async function startWorker(entry: URL, workerData: unknown, log: (message: string) => void): Promise<ServingWorker> {
-  const worker = new Worker(entry, { workerData });
-  const client = new RpcClient(worker);
+export async function startProcess(launch: Launch, log: (message: string) => void): Promise<ServingProcess> {
+  // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
+  // Detached (a process group of its own): a terminal's Ctrl-C reaches the server, which ends
+  // the engine after closing it, and not the engine in the middle of the server's close.
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true });
+  const port: Port = {
+    // A send that fails finds the channel closed: the exit that follows fails the call.
+    postMessage: (message) => child.send(message as object, () => undefined),
+    on: (event, listener) => child.on(event, listener),
+    awaiting: (awaiting) => (awaiting ? child.channel?.ref() : child.channel?.unref()),
+  };
+  const client = new RpcClient(port);
   let ending = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const how = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited (code ${code})`);
   const started = new Promise<void>((ready, failed) => {
-    worker.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
-    worker.once('exit', (code) => failed(new Error(`The worker thread exited with code ${code} while starting`)));
+    child.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
+    child.once('exit', (code, signal) => failed(new Error(`The process ${how(code, signal)} while starting`)));
   });
   let died!: () => void;
   const death = new Promise<void>((resolve) => (died = resolve));
   // `died` before `fail`: whoever watches the death hears of it before the failed calls do.
-  worker.on('error', (error) => {
-    log(`the worker thread failed: ${error.stack ?? error.message}`);
+  child.on('error', (error) => {
+    log(`the process failed: ${error.stack ?? error.message}`);
     died();
-    client.fail(new Error(`The worker thread failed: ${error.message}`));
+    client.fail(new Error(`The process failed: ${error.message}`));
   });
-  worker.on('exit', (code) => {
+  child.on('exit', (code, signal) => {
     if (!ending) {
-      log(`the worker thread exited (code ${code})`);
+      log(`the process ${how(code, signal)}`);
       died();
     }
-    client.fail(new Error(`The worker thread exited (code ${code})`));
+    client.fail(new Error(`The process ${how(code, signal)}`));
   });
+  /** Waits for the exit, holding this process alive until then. */
+  const exit = async (signal?: NodeJS.Signals) => {
+    child.ref();
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
   const terminate = async () => {
     ending = true;
-    await worker.terminate();
+    await exit();
   };
+  child.send({ data: launch.data, nice: launch.nice }, () => undefined);
   try {
     await started;
   } catch (error) {
     await terminate();
     throw error;
   }
-  return { client, terminate, died: death, kill: async () => void (await worker.terminate()) };
+  // Idle, the child does not keep this process alive; calls awaited do (`awaiting`).
+  child.unref();
+  child.channel?.unref();
+  return { client, terminate, died: death, kill: () => exit('SIGKILL') };
+}
+
+/**
+ * The child's side: takes its data from the parent's first message, lowers its threads'
+ * priority, then serves the targets `open` makes of the data until the parent is gone.
+ */
+export function serveProcess(open: (data: unknown) => Promise<Map<string, object>>): void {
+  const port: Port = { postMessage: (message) => process.send!(message), on: (event, listener) => process.on(event, listener) };
+  // The parent ended or was killed: there is no one left to answer.
+  process.once('disconnect', () => process.exit(0));
+  process.once('message', ({ data, nice }: Omit<Launch, 'entry'>) => {
+    lowerPriority(nice);
+    void serve(port, () => open(data));
+  });
+}
+
+/**
+ * Linux keeps a niceness per thread (`setPriority(pid)` sets the main thread's only) and a new
+ * thread takes its creator's: every thread now, so that those started later (DuckDB's, libuv's)
+ * run at it too.
+ */
+function lowerPriority(nice: number): void {
+  const threads = process.platform === 'linux' ? readdirSync('/proc/self/task').map(Number) : [process.pid];
+  for (const thread of threads) setPriority(thread, Math.min(19, getPriority(thread) + nice));
 }
 
 type Callable = Record<string, (...args: unknown[]) => unknown>;
 
-/** The answering side: opens the targets, then serves requests on them until the thread ends. */
+/** The answering side: opens the targets, then serves requests on them until the process ends. */
 export async function serve(port: Port, open: () => Promise<Map<string, object>>): Promise<void> {
   let targets: Map<string, object>;
   try {
@@ -235,7 +297,7 @@ export async function serve(port: Port, open: () => Promise<Map<string, object>>
   const transactions = new Map<number, { end: (commit: boolean) => void; outcome: Promise<unknown> }>();
   const targetOf = (name: string) => {
     const target = targets.get(name);
-    if (!target) throw new Error(`No target ${name} in the worker`);
+    if (!target) throw new Error(`No target ${name} in the process`);
     return target as Callable;
   };
   const pull = async (stream: number, iterator: AsyncIterator<unknown>) => {
@@ -266,7 +328,7 @@ export async function serve(port: Port, open: () => Promise<Map<string, object>>
     });
   const end = async (tx: number, commit: boolean) => {
     const transaction = transactions.get(tx);
-    if (!transaction) throw new Error(`No transaction ${tx} in the worker`);
+    if (!transaction) throw new Error(`No transaction ${tx} in the process`);
     transactions.delete(tx);
     transaction.end(commit);
     if (commit) await transaction.outcome;

@@ -1,0 +1,87 @@
+// The storage engine in a child process: loading segments (JSON parsing, identity resolution,
+// appenders or RowBinary encoding) and materializing results held the HTTP thread for
+// 180-750 ms per 50k-event segment. In a worker thread of this process the HTTP thread still
+// stalled up to 80 ms behind it (V8's GC helper threads and the mmap lock are per process), and
+// a DuckDB statement ending in a dead thread aborted the server. This process keeps HTTP, the
+// journal and the insert_id window; the engine answers through proxies with the engine's
+// interfaces, at a lower priority. A process that dies is started again (RestartingProcess):
+// the journal keeps what it could not load meanwhile.
+import { extname } from 'node:path';
+import type { EngineConfig, OpenedEngine, ServerEngine } from '../open-engine.js';
+import { RestartingProcess } from './restarting-process.js';
+import { type MethodKinds, remote, remoteSession } from './rpc.js';
+
+/** The engine's methods and how each crosses; `query` and `close` are built on them below. */
+const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>> = {
+  loadSegment: 'call',
+  isLoaded: 'call',
+  recentInsertIds: 'stream',
+  knownAdvertisingIds: 'call',
+  heldAttributions: 'call',
+  events: 'call',
+  userProfile: 'call',
+  groupProfile: 'call',
+  queryChunks: 'stream',
+  timelineFunnel: 'call',
+  timelineCounts: 'call',
+  timelinesBuilt: 'call',
+  svcIdsWithData: 'call',
+  svcIdsOfUsers: 'call',
+  userIdsOfSvcIds: 'call',
+  svcIdsOfDevices: 'call',
+  stagingDeletionJob: 'call',
+  addDeletionEntries: 'call',
+  deletionJobs: 'call',
+  removeDeletionEntry: 'call',
+  devicesOfDeletionJob: 'call',
+  dueDeletionJobs: 'call',
+  scrubDeletionJob: 'call',
+  applyUserMappings: 'call',
+  userMappings: 'call',
+  feedbackItem: 'call',
+  upsertFeedbackItems: 'call',
+  replaceCohortMembers: 'call',
+  changeCohortMembers: 'call',
+  cohortMembers: 'call',
+  cohortSizes: 'call',
+  profileProperties: 'call',
+  latestEventValues: 'call',
+  loadedIngestSeq: 'call',
+  streamedEvents: 'call',
+  eventsBySeq: 'call',
+};
+
+/** The child's module: compiled next to this one, or the TypeScript source when run from it (tests). */
+const CHILD_ENTRY = new URL(`./engine-child${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+
+/** The process of each engine opened here, for `killEngineProcess`. */
+const processes = new WeakMap<object, RestartingProcess>();
+
+/** Kills the process of `engine` with SIGKILL (tests: what the OOM killer does). */
+export async function killEngineProcess(engine: object): Promise<void> {
+  const child = processes.get(engine);
+  if (!child) throw new Error('Not an engine opened in its own process');
+  await child.kill();
+}
+
+/**
+ * Opens the engine in a child process `nice` lower in priority than this one, which is
+ * started again (the engine opened again) when it dies.
+ */
+export async function openEngineProcess(config: EngineConfig, nice: number, log: (message: string) => void): Promise<OpenedEngine> {
+  const client = await RestartingProcess.start({ entry: CHILD_ENTRY, data: config, nice }, (message) => log(`storage engine: ${message}`));
+  const methods = remote<Omit<ServerEngine, 'sql' | 'query' | 'close'>>(client, 'engine', ENGINE_METHODS);
+  const engine: ServerEngine = {
+    ...methods,
+    sql: remoteSession(client, 'engineSql'),
+    // A chunk per message: a large result deserialized at once would hold this thread again.
+    async query(sql) {
+      const rows: Record<string, unknown>[] = [];
+      for await (const chunk of methods.queryChunks(sql)) for (const row of chunk) rows.push(row);
+      return rows;
+    },
+    close: () => client.close((child) => child.call('child', 'close', [])),
+  };
+  processes.set(engine, client);
+  return { engine, entitySql: remoteSession(client, 'entitySql'), close: async () => undefined };
+}
