@@ -38,16 +38,17 @@ export function timelineCounts(project: ProjectTimelines | undefined, query: Tim
   for (const timeline of project?.users.values() ?? []) {
     user++;
     const { times, types } = timeline;
-    let [i, to] = [firstAtOrAfter(timeline, startMs), timeline.length];
+    // The events of the range (found by binary search: the loop then reads only the types of the others).
+    let [i, to] = [firstAtOrAfter(timeline, startMs), firstAtOrAfter(timeline, endMs)];
     if (query.firstEventsOnly) {
-      // The user's first events ever: those at the time of the first.
-      if (timeline.length === 0 || times[0]! < startMs) continue;
+      // The user's first events ever: those at the time of the first, when it is in the range.
+      if (timeline.length === 0 || times[0]! < startMs || times[0]! >= endMs) continue;
       [i, to] = [0, 1];
       while (to < timeline.length && times[to] === times[0]) to++;
     }
     let piece = 0;
     let counted = false;
-    while (i < to && times[i]! < endMs) {
+    while (i < to) {
       if (matches[types[i]!] === 0) {
         i++;
         continue;

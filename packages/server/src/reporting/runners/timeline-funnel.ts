@@ -42,20 +42,20 @@ class UserSteps {
   collect(timeline: Timeline, fromMs: number, toMs: number, entriesEndMs: number, masksOfType: Int32Array, firstsOfType: Int32Array): number {
     const times = timeline.times;
     const types = timeline.types;
-    const count = timeline.length;
     const keepAll = this.sequential;
     let outTimes = this.times;
     let outMasks = this.masks;
     let outFirsts = this.firsts;
     let length = 0;
     let entries = 0;
-    for (let i = firstAtOrAfter(timeline, fromMs); i < count; i++) {
-      const time = times[i]!;
-      if (time >= toMs) break;
+    // The events of [fromMs, toMs) by binary search: the loop reads only the types of the events it skips.
+    const end = firstAtOrAfter(timeline, toMs);
+    for (let i = firstAtOrAfter(timeline, fromMs); i < end; i++) {
       const type = types[i]!;
       const mask = masksOfType[type]!;
       // A sequential funnel keeps every event: none may come between two steps.
       if (mask === 0 && !keepAll) continue;
+      const time = times[i]!;
       if (length === outTimes.length) {
         this.grow();
         outTimes = this.times;
