@@ -54,12 +54,44 @@ export async function waitForPort(port: number, child?: ChildProcess, timeoutMs 
   throw new Error(`nothing listens on port ${port} after ${timeoutMs} ms`);
 }
 
+/**
+ * Starts Prism on a free port, and again on another one when that port was taken meanwhile by
+ * another process (Prism then ends with EADDRINUSE while the other process answers on the port:
+ * only Prism's own "listening" line tells the two apart).
+ */
 export async function startProxy(file: string, upstream: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const args = [prismBin(), 'proxy', file, upstream, '--host', '127.0.0.1', '--port', String(port), '--errors', '--validate-request', 'false', '--verboseLevel', 'warn'];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
-  await waitForPort(port, child);
-  return { url: `http://127.0.0.1:${port}`, child };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const args = [prismBin(), 'proxy', file, upstream, '--host', '127.0.0.1', '--port', String(port), '--errors', '--validate-request', 'false', '--verboseLevel', 'info'];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } });
+    if (await prismListens(child, port)) return { url: `http://127.0.0.1:${port}`, child };
+    if (attempt === 3) throw new Error(`Prism did not start on ${file}`);
+  }
+}
+
+/** Whether Prism says it listens on `port` (false when it ends first); its later output is dropped. */
+function prismListens(child: ChildProcess, port: number, timeoutMs = 60_000): Promise<boolean> {
+  const ready = `Prism is listening on http://127.0.0.1:${port}`;
+  return new Promise((resolve, reject) => {
+    let tail = '';
+    const settle = (outcome: () => void) => {
+      clearTimeout(timer);
+      child.stdout!.off('data', read);
+      child.off('exit', ended);
+      child.stdout!.resume();
+      outcome();
+    };
+    const read = (chunk: Buffer) => {
+      const text = tail + chunk.toString();
+      if (text.includes(ready)) settle(() => resolve(true));
+      // The end of the text: the line may come in two chunks.
+      tail = text.slice(-ready.length);
+    };
+    const ended = () => settle(() => resolve(false));
+    const timer = setTimeout(() => settle(() => reject(new Error(`Prism did not listen on port ${port} after ${timeoutMs} ms`))), timeoutMs);
+    child.stdout!.on('data', read);
+    child.once('exit', ended);
+  });
 }
 
 /** A new database on the PostgreSQL server at `serverUrl`: its URL. */
