@@ -140,20 +140,6 @@ export function offsetsBetween(timeZone: string, fromMs: number, toMs: number): 
   return offsets;
 }
 
-/**
- * The index, among the range's days, of the local day of an instant in [range start, `toMs`)
- * (the dialects' bucket arithmetic: the offsets of `offsetsBetween`).
- */
-export function localDayIndex(timeZone: string, range: ReportRange, toMs: number): (epochMs: number) => number {
-  const offsets = offsetsBetween(timeZone, range.startMs, toMs);
-  const firstDay = asUtc(range.start);
-  return (epochMs) => {
-    let at = offsets.length - 1;
-    while (at > 0 && epochMs < offsets[at]!.fromMs) at--;
-    return Math.floor((epochMs + offsets[at]!.offsetMs - firstDay) / 86_400_000);
-  };
-}
-
 /** The range's instants in pieces of one bucket each: `starts[k]` (ascending; `starts[pieces]` is the range's end) and `buckets[k]`. */
 export interface BucketPieces {
   starts: Float64Array;
@@ -187,6 +173,17 @@ export function bucketPieces(timeZone: string, range: ReportRange, interval: 'da
   });
   starts.push(range.endMs);
   return { starts: Float64Array.from(starts), buckets: Int32Array.from(buckets) };
+}
+
+/** The bucket of an instant of the range, by binary search over the pieces. */
+export function bucketAt({ starts, buckets }: BucketPieces, epochMs: number): number {
+  let [low, high] = [0, buckets.length - 1];
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if (starts[middle]! <= epochMs) low = middle;
+    else high = middle - 1;
+  }
+  return buckets[low]!;
 }
 
 /** The local calendar date of an instant, `YYYY-MM-DD`. */

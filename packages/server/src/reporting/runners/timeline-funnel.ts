@@ -4,7 +4,7 @@
 // count in the SQL's order: by time, then the first step they match, then ingestion.
 import { bestPath } from '../funnel-paths.js';
 import { matchesEventType, NONE } from '../query/model.js';
-import { localDayIndex, type ReportRange } from '../time.js';
+import { bucketAt, bucketPieces, type ReportRange } from '../time.js';
 import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, summarizedGroup, windowMsOf } from './funnels.js';
 import { firstAtOrAfter, type ProjectTimelines, type Timeline } from '../../store/timelines.js';
 
@@ -137,7 +137,9 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
   const scanEndMs = endMs + windowMs;
   const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
   const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
-  const dayOf = localDayIndex(query.timeZone, query.range, scanEndMs);
+  // Entries are in the range: their days are its day buckets.
+  const days = bucketPieces(query.timeZone, query.range, 'day');
+  const dayOf = (time: number) => bucketAt(days, time);
   const group = emptyGroupTimes(steps, query.range.days);
   const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
   const [reached, best, dayBest] = [new Float64Array(steps), new Float64Array(steps), new Float64Array(steps)];
