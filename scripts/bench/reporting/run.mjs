@@ -425,8 +425,8 @@ async function watchStalls(engine, config) {
   const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
   await exited;
   console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
-  const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)}`).join(', ') || 'none';
-  console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
+  const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)} (${stall.stealMs} stolen, ${stall.majorFaults} faults)`).join(', ') || 'none';
+  console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked (the machine's CPU time stolen meanwhile, over all CPUs; the thread's major page faults)) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
 }
 
 const sides = new Map();

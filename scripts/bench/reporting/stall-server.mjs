@@ -19,14 +19,22 @@ const collections = [];
 const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
 const stalls = [];
 let sampler;
-/** The main thread's time running and runnable but not running, ms (0 where schedstat is missing). */
+/**
+ * The main thread's time running and runnable but not running, ms, and its major page faults;
+ * the machine's CPU time stolen by the hypervisor, ms over all CPUs (0 where Linux's files are missing).
+ */
 const schedstat = `/proc/self/task/${process.pid}/schedstat`;
+const taskStat = `/proc/self/task/${process.pid}/stat`;
+const JIFFY_MS = 10;
 const threadTimes = () => {
   try {
     const [ranNs, waitedNs] = readFileSync(schedstat, 'utf8').split(' ');
-    return { ranMs: Number(ranNs) / 1e6, waitMs: Number(waitedNs) / 1e6 };
+    // Fields after the command's closing parenthesis: state is field 3, majflt field 12.
+    const majorFaults = Number(readFileSync(taskStat, 'utf8').split(') ')[1].split(' ')[9]);
+    const stolenJiffies = Number(readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/)[8]);
+    return { ranMs: Number(ranNs) / 1e6, waitMs: Number(waitedNs) / 1e6, majorFaults, stealMs: stolenJiffies * JIFFY_MS };
   } catch {
-    return { ranMs: 0, waitMs: 0 };
+    return { ranMs: 0, waitMs: 0, majorFaults: 0, stealMs: 0 };
   }
 };
 
@@ -38,7 +46,7 @@ process.on('message', async (message) => {
     sampler = setInterval(() => {
       const now = performance.now();
       const nowTimes = threadTimes();
-      if (now - tick > 25) stalls.push({ start: tick, end: now, ranMs: nowTimes.ranMs - times.ranMs, waitMs: nowTimes.waitMs - times.waitMs });
+      if (now - tick > 25) stalls.push({ start: tick, end: now, ranMs: nowTimes.ranMs - times.ranMs, waitMs: nowTimes.waitMs - times.waitMs, majorFaults: nowTimes.majorFaults - times.majorFaults, stealMs: nowTimes.stealMs - times.stealMs });
       tick = now;
       times = nowTimes;
     }, 5);
@@ -48,7 +56,7 @@ process.on('message', async (message) => {
     clearInterval(sampler);
     gcObserver.disconnect();
     const inGc = (stall) => collections.reduce((sum, gc) => sum + Math.max(0, Math.min(stall.end, gc.end) - Math.max(stall.start, gc.start)), 0);
-    const described = (stall) => ({ ms: stall.end - stall.start - 5, gcMs: inGc(stall), ranMs: stall.ranMs, waitMs: stall.waitMs });
+    const described = (stall) => ({ ms: stall.end - stall.start - 5, gcMs: inGc(stall), ranMs: stall.ranMs, waitMs: stall.waitMs, majorFaults: stall.majorFaults, stealMs: stall.stealMs });
     const longest = stalls.sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 5).map(described);
     const own = (stall) => stall.end - stall.start - stall.waitMs;
     const longestOwn = stalls.sort((a, b) => own(b) - own(a)).slice(0, 5).map(described);

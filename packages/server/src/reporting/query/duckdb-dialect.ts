@@ -83,6 +83,12 @@ export interface PerBucketAndWhole {
   /** The source's columns the aggregates read. */
   measured: string[];
   where?: string;
+  /**
+   * Only the groups whose `column` over the range is among the `count` largest (ties
+   * included) need their per-bucket rows: a dialect may leave out the others' (a group-by
+   * answers its top groups only, and the per-bucket rows of all groups are most of its work).
+   */
+  onlyTop?: { column: string; count: number };
 }
 
 const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
@@ -304,13 +310,19 @@ export class DuckDbDialect implements Dialect {
    * SETS with distinct counts cost a quarter more CPU (a distinct table per set and group); the
    * source read twice evaluates its JSON properties twice.
    */
-  perBucketAndWhole({ source, interval, groups, aggregates, measured, where }: PerBucketAndWhole): string {
+  perBucketAndWhole({ source, interval, groups, aggregates, measured, where, onlyTop }: PerBucketAndWhole): string {
     const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
     const columns = [...new Set(['bucket', ...groups, ...measured])];
     const grouped = (keys: string[]) => (keys.length === 0 ? '' : ` GROUP BY ${keys.join(', ')}`);
-    return `WITH s AS MATERIALIZED (SELECT ${columns.join(', ')} FROM ${source} s WHERE ${where ?? 'true'})
-    SELECT ${this.bucketLabel('bucket', interval)} AS bucket, ${[...groups, ...values].join(', ')}, false AS whole FROM s${grouped(['bucket', ...groups])}
-    UNION ALL SELECT NULL, ${[...groups, ...values].join(', ')}, true FROM s${grouped(groups)}`;
+    const rows = `s AS MATERIALIZED (SELECT ${columns.join(', ')} FROM ${source} s WHERE ${where ?? 'true'})`;
+    const perBucket = (from: string) => `SELECT ${this.bucketLabel('bucket', interval)} AS bucket, ${[...groups, ...values].join(', ')}, false AS whole FROM ${from}${grouped(['bucket', ...groups])}`;
+    if (!onlyTop || groups.length === 0) return `WITH ${rows} ${perBucket('s')} UNION ALL SELECT NULL, ${[...groups, ...values].join(', ')}, true FROM s${grouped(groups)}`;
+    // The whole-range rows first; the per-bucket ones of the groups at or above the top's last value.
+    const last = `(SELECT ${onlyTop.column} FROM w ORDER BY ${onlyTop.column} DESC LIMIT 1 OFFSET ${onlyTop.count - 1})`;
+    const top = `k AS (SELECT ${groups.join(', ')} FROM w WHERE ${last} IS NULL OR ${onlyTop.column} >= ${last})`;
+    const sameGroups = groups.map((group) => `s.${group} IS NOT DISTINCT FROM k.${group}`).join(' AND ');
+    return `WITH ${rows}, w AS MATERIALIZED (SELECT ${[...groups, ...values].join(', ')} FROM s${grouped(groups)}), ${top}
+    ${perBucket(`s SEMI JOIN k ON ${sameGroups}`)} UNION ALL SELECT NULL, ${[...groups, ...Object.keys(aggregates)].join(', ')}, true FROM w`;
   }
 
   rebucketed(_scan: EventScan, sql: string, windows: [string, string][]): string {

@@ -38,6 +38,8 @@ export interface CountOptions {
   where?: string;
   /** Rolling windows: which target bucket each bucket of the scan counts towards (`(bucket, target)` pairs). */
   windows?: [string, string][];
+  /** Only the `onlyTop` groups with the most over the range are answered: the others' per-bucket values may be left out. */
+  onlyTop?: number;
 }
 
 export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measure, options: CountOptions = {}): Promise<Counts> {
@@ -48,7 +50,7 @@ export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measu
   const aggregate = aggregateSql(dialect, measure, `p${scan.properties.length - 1}`);
   const sql = dialect.scan(scan);
   const source = `(${options.windows ? dialect.rebucketed(scan, sql, options.windows) : sql})`;
-  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate.sql }, measured: aggregate.measured, where: options.where });
+  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate.sql }, measured: aggregate.measured, where: options.where, onlyTop: options.onlyTop === undefined ? undefined : { column: 'n', count: options.onlyTop } });
   const result: Counts = { perBucket: [], collapsed: [] };
   // Bucket × group rows can be many (30 days × 1000 groups): read a chunk at a time.
   for await (const rows of ctx.queryChunks(query)) {

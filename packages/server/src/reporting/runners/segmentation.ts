@@ -61,8 +61,11 @@ export async function segmentation(ctx: RunnerContext, query: SegmentationQuery)
     const scan = (range: ReportRange): EventScan => ({ ...base, range, selector: query.events[event]!, properties });
     const where = query.activeUsersOnly ? ctx.dialect.userInBucketOf(activeUsers(extended)) : undefined;
     const options = { groupCount, where };
-    const perBucket = await counts(ctx, scan(extended), what, { ...options, windows });
-    const whole = windows || reach > 0 ? await counts(ctx, scan(query.range), what, options) : perBucket;
+    const separateWhole = windows !== undefined || reach > 0;
+    // Groups are ranked by this very measure over the range: only the top ones need values per bucket.
+    const onlyTop = grouped && what === query.metric && !separateWhole ? query.limit : undefined;
+    const perBucket = await counts(ctx, scan(extended), what, { ...options, windows, onlyTop });
+    const whole = separateWhole ? await counts(ctx, scan(query.range), what, options) : perBucket;
     return { perBucket: perBucket.perBucket, collapsed: whole.collapsed };
   };
   const dailyActive = async (): Promise<Counts> => counts(ctx, { ...base, range: extended, selector: { eventType: '_active', conditions: [] }, properties: [] }, 'uniques', { windows });
