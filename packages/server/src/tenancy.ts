@@ -2,7 +2,7 @@
 // (deployment keys), kept in `<data dir>/tenancy.json`. The file, not the DuckDB database,
 // holds them so that the admin command can change them while the server runs (DuckDB lets
 // one process open its file); the server reloads the file when it changes.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, unwatchFile, watchFile, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -63,11 +63,11 @@ interface TenancyFile {
   projects: Project[];
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest('hex');
+const digest = (value: string) => hash('sha256', value, 'hex');
 
 /** Constant-time equality of two secrets (compared through fixed-length digests). */
 export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
 const newKey = () => randomBytes(16).toString('hex');
