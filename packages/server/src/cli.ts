@@ -12,6 +12,7 @@ import { Tenancy, type Project } from './tenancy.js';
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
                      [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice N]
+                     [--materialize-property NAME ...]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -41,6 +42,9 @@ data directory still holds the journal, tenancy and flags. Embedded DuckDB is th
 The engine runs in a child process, --engine-nice (0-19, default 10) lower in priority than
 the server's, so that its loads and queries do not stall the answers to HTTP requests; 0
 gives it an equal share of the CPU.
+--materialize-property (repeatable) has the DuckDB engine keep that event property in a column
+of its own from the start, as it does for the properties reporting groups by or filters on
+from their first query.
 --shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
 secret: several server processes on one machine, each with its own --data-dir (its journal),
 share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
@@ -61,6 +65,7 @@ const OPTIONS = {
   'clickhouse-database': { type: 'string' },
   'postgres-url': { type: 'string' },
   'engine-nice': { type: 'string' },
+  'materialize-property': { type: 'string', multiple: true },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -207,6 +212,7 @@ export async function main(argv: string[]): Promise<void> {
     clickhouseDatabase: values['clickhouse-database'],
     postgresUrl: values['postgres-url'],
     engineNice,
+    materializedProperties: values['materialize-property'],
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

@@ -123,6 +123,11 @@ export interface ServerConfig {
   engineIn?: 'process' | 'main';
   /** How much lower than this process's the engine process's priority is (niceness added, 0-19). */
   engineNice?: number;
+  /**
+   * Event properties the DuckDB engine materializes in columns from the start (it materializes
+   * those reporting queries group by or filter on anyway, from their first query).
+   */
+  materializedProperties?: string[];
 }
 
 /** The engine, in its own process unless `engineIn` is `main`. */
@@ -205,6 +210,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     segmentBytes: 64 * 1024 * 1024,
     log,
   });
+  await store.materializeEventProperties(config.materializedProperties ?? []);
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
   const attribution = new AttributionService(store, rules);
   const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules, (events, now) => attribution.observe(events, now));

@@ -79,11 +79,18 @@ function segmentOf(conditions: Schemas['SegmentCondition'][] | undefined): Segme
 /** The dialect a project's reporting queries are written in (the engine's). */
 export type DialectOf = (appId: number, timeZone: string) => Promise<Dialect>;
 
+/** The DuckDB dialect of a project: event properties a query reads from the JSON are noted for materialization. */
 export const duckDbDialectOf =
   (source: ReportingSource): DialectOf =>
   async (appId) => {
-    const [mappings] = await source.query(DuckDbDialect.userMappingsQuery(appId));
-    return new DuckDbDialect({ userMappings: mappings?.mapped === true });
+    const [options] = await source.query(DuckDbDialect.optionsQuery(appId));
+    const columns = options!.columns as { name: string; column_name: string }[];
+    return new DuckDbDialect({
+      userMappings: options!.mapped === true,
+      propertyColumns: new Map(columns.map((c) => [c.name, c.column_name])),
+      // In the background: the query reads the JSON meanwhile.
+      readFromJson: (name) => void source.materializeEventProperties([name]).catch(() => undefined),
+    });
   };
 
 export const clickHouseDialectOf =

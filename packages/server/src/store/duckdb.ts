@@ -14,6 +14,7 @@ import { TimelineBuilder, UserTimelines } from './timelines.js';
 import { timelineCounts, type TimelineCounts, type TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
 import { timelineFunnel, type TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
+import { eventPropertyText } from '../reporting/query/duckdb-dialect.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type JournalRecord, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type StoredEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from './types.js';
 
 /** Column → DuckDB type; the order of StoredEvent's fields. */
@@ -68,6 +69,8 @@ const JSON_COLUMNS = Object.entries(EVENT_COLUMNS)
 const quote = (name: string) => `"${name}"`;
 const sqlString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const columnList = Object.keys(EVENT_COLUMNS).map(quote).join(', ');
+/** An event row's columns other than the materialized properties (which are the engine's, not the event's). */
+const STORED_COLUMNS = `${columnList}, seq, svc_id, ingest_seq`;
 const segmentColumnList = Object.keys(EVENT_COLUMNS).map((name) => `s.${quote(name)}`).join(', ');
 /** Columns of a journal line: an event's, plus the attribution hold it starts or ends. */
 const LINE_COLUMNS: Record<string, string> = { ...EVENT_COLUMNS, held_attribution: 'JSON', released_attribution: 'VARCHAR' };
@@ -106,9 +109,56 @@ CREATE TABLE IF NOT EXISTS profile_versions (app_id INTEGER, svc_id BIGINT, inge
 CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, svc_id BIGINT);
 CREATE TABLE IF NOT EXISTS held_attributions (id VARCHAR PRIMARY KEY, app_id INTEGER, received_at BIGINT, event JSON);
 CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
+CREATE TABLE IF NOT EXISTS materialized_properties (name VARCHAR PRIMARY KEY, column_name VARCHAR NOT NULL, ready BOOLEAN NOT NULL);
 `;
 
+/** At most this many materialized properties: their names are user data, and each costs a column and a fill of every event. */
+const MAX_PROPERTY_COLUMNS = 64;
+/** Events per statement of a materialization's fill: loads and other writes take their turns in between. */
+const FILL_CHUNK = 1_000_000;
+
+/** An event property materialized in a column of `events` (ready once every event before it was added is filled). */
+interface PropertyColumn {
+  column: string;
+  ready: boolean;
+}
+
 type Row = Record<string, unknown>;
+
+/** Work done in the background a round at a time while some is due: one run at a time, a failed round ends it. */
+class BackgroundRounds {
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly due: () => boolean,
+    private readonly round: () => Promise<void>,
+  ) {}
+
+  /** Starts a run unless one is on; resolves when it ends. */
+  start(): Promise<void> {
+    if (this.running) return this.running;
+    const rounds = async () => {
+      while (this.due()) await this.round();
+    };
+    this.running = rounds().then(
+      () => {
+        this.running = undefined;
+        // Work that came as the last round ended.
+        if (this.due()) void this.start().catch(() => undefined);
+      },
+      (error: unknown) => {
+        this.running = undefined;
+        throw error;
+      },
+    );
+    return this.running;
+  }
+
+  /** Resolves once no run is on; rejects when the last one failed. */
+  async ended(): Promise<void> {
+    while (this.running) await this.running;
+  }
+}
 
 function parseJsonColumns(row: Row): LoadedEvent {
   for (const name of JSON_COLUMNS) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name] as string);
@@ -167,7 +217,27 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   private changesDuringBuild?: TimelineChange[];
   /** While a build runs: the projects forgotten since it started (what it read of them is stale). */
   private forgottenDuringBuild?: Set<number>;
-  private building?: Promise<void>;
+  /** Builds the timelines of the projects to build; a failed round leaves them to SQL. */
+  private readonly timelineBuilds = new BackgroundRounds(
+    () => this.unbuilt.size > 0 && !this.closing,
+    () => this.buildRound(),
+  );
+  /** Event properties materialized in columns of `events`, by name (`materialized_properties` as committed). */
+  private readonly propertyColumns = new Map<string, PropertyColumn>();
+  /** Properties noted for materialization whose column is not ready yet. */
+  private readonly toMaterialize = new Set<string>();
+  /**
+   * Materializes the noted properties one at a time. A failed fill ends the run; its property
+   * stays noted and is tried again when a query notes a property anew.
+   */
+  private readonly materializations = new BackgroundRounds(
+    () => this.toMaterialize.size > 0 && !this.closing,
+    async () => {
+      const [name] = this.toMaterialize;
+      await this.materializeProperty(name!);
+      this.toMaterialize.delete(name!);
+    },
+  );
   private closing = false;
 
   private constructor(
@@ -208,7 +278,13 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     await engine.identifyEarlierEvents();
     // Built in the background: funnels are SQL until then (timelinesBuilt).
     for (const row of await read('SELECT DISTINCT app_id FROM events WHERE svc_id IS NOT NULL')) engine.unbuilt.add(Number(row.app_id));
-    void engine.buildTimelines().catch(() => undefined);
+    void engine.timelineBuilds.start().catch(() => undefined);
+    for (const row of await read('SELECT name, column_name, ready FROM materialized_properties')) {
+      engine.propertyColumns.set(row.name as string, { column: row.column_name as string, ready: row.ready as boolean });
+      // A fill a crash or a close interrupted is done again.
+      if (!row.ready) engine.toMaterialize.add(row.name as string);
+    }
+    void engine.materializations.start().catch(() => undefined);
     return engine;
   }
 
@@ -281,8 +357,10 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
         `CREATE OR REPLACE TEMP TABLE segment AS SELECT *, row_number() OVER () AS seq FROM read_json(${sqlString(path)}, format = 'newline_delimited', columns = ${SEGMENT_COLUMNS})`,
       );
       const batch = await this.resolveIdentities();
+      const materialized = [...this.propertyColumns];
       await this.connection.run(
-        `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq) SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}
+        `INSERT INTO events (${columnList}, seq, svc_id, ingest_seq${materialized.map(([, { column }]) => `, ${quote(column)}`).join('')})
+         SELECT ${segmentColumnList}, s.seq, i.svc_id, s.seq + ${this.lastIngestSeq}${materialized.map(([name]) => `, ${eventPropertyText('s.event_properties', name)}`).join('')}
          FROM segment s LEFT JOIN segment_ids i USING (seq) WHERE s.held_attribution IS NULL`,
       );
       const events = await this.segmentTimelineEvents(this.lastIngestSeq);
@@ -338,27 +416,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     this.timelines.forget(appId);
     this.unbuilt.add(appId);
     this.forgottenDuringBuild?.add(appId);
-    void this.buildTimelines().catch(() => undefined);
-  }
-
-  /** Builds the timelines of the projects to build, in rounds until none is left; a failed round leaves them to SQL. */
-  private buildTimelines(): Promise<void> {
-    if (this.building) return this.building;
-    const rounds = async () => {
-      while (this.unbuilt.size > 0 && !this.closing) await this.buildRound();
-    };
-    this.building = rounds().then(
-      () => {
-        this.building = undefined;
-        // A project forgotten as the last round ended.
-        if (this.unbuilt.size > 0 && !this.closing) void this.buildTimelines().catch(() => undefined);
-      },
-      (error: unknown) => {
-        this.building = undefined;
-        throw error;
-      },
-    );
-    return this.building;
+    void this.timelineBuilds.start().catch(() => undefined);
   }
 
   /**
@@ -430,8 +488,56 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     return timelineCounts(this.timelines.project(query.appId), query);
   }
 
-  async timelinesBuilt(): Promise<void> {
-    while (this.building) await this.building;
+  timelinesBuilt(): Promise<void> {
+    return this.timelineBuilds.ended();
+  }
+
+  materializeEventProperties(names: readonly string[]): Promise<void> {
+    for (const name of names) if (!this.propertyColumns.get(name)?.ready) this.toMaterialize.add(name);
+    if (this.toMaterialize.size > 0) void this.materializations.start().catch(() => undefined);
+    return Promise.resolve();
+  }
+
+  /** Resolves once the properties noted so far are materialized (or a fill failed). */
+  propertiesMaterialized(): Promise<void> {
+    return this.materializations.ended();
+  }
+
+  /**
+   * Adds the property's column (from then on loads fill it for the events they insert), fills it
+   * for the events before, a chunk per transaction in turn with the loads and other writes (a
+   * 10M-event fill in one would hold them all that time), and only then marks it ready: the
+   * dialect reads a column once every event has its value.
+   */
+  private async materializeProperty(name: string): Promise<void> {
+    let property = this.propertyColumns.get(name);
+    let filledUntil = this.lastIngestSeq;
+    if (!property && this.propertyColumns.size >= MAX_PROPERTY_COLUMNS) return;
+    if (!property) {
+      // Column names are the engine's own: the property's name is user data.
+      const column = `mp_${this.propertyColumns.size + 1}`;
+      await this.transaction(async () => {
+        await this.connection.run(`ALTER TABLE events ADD COLUMN ${quote(column)} VARCHAR`);
+        await this.connection.run('INSERT INTO materialized_properties VALUES (?, ?, false)', [name, column]);
+        return () => {
+          this.propertyColumns.set(name, (property = { column, ready: false }));
+          filledUntil = this.lastIngestSeq;
+        };
+      });
+    }
+    const { column } = property!;
+    for (let from = 0; from < filledUntil; from += FILL_CHUNK) {
+      if (this.closing) return;
+      await this.transaction(async () => {
+        await this.connection.run(`UPDATE events SET ${quote(column)} = ${eventPropertyText('event_properties', name)} WHERE ingest_seq > ? AND ingest_seq <= ?`, [from, Math.min(from + FILL_CHUNK, filledUntil)]);
+      });
+    }
+    await this.transaction(async () => {
+      await this.connection.run('UPDATE materialized_properties SET ready = true WHERE name = ?', [name]);
+      return () => {
+        property!.ready = true;
+      };
+    });
   }
 
   /** Holds start before they end: a hold and its release can share a segment. */
@@ -604,7 +710,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   }
 
   events(appId: number): Promise<LoadedEvent[]> {
-    return this.serial(async () => (await this.rows('SELECT * FROM events WHERE app_id = ? ORDER BY ingest_seq', [appId])).map(parseJsonColumns));
+    return this.serial(async () => (await this.rows(`SELECT ${STORED_COLUMNS} FROM events WHERE app_id = ? ORDER BY ingest_seq`, [appId])).map(parseJsonColumns));
   }
 
   /**
@@ -738,7 +844,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
 
   eventsBySeq(ingestSeqs: readonly number[]): Promise<Record<string, unknown>[]> {
     return this.serial(async () => {
-      const rows = await this.rows('SELECT to_json(e) AS event FROM events e WHERE ingest_seq IN (SELECT unnest(?::BIGINT[])) ORDER BY ingest_seq', [JSON.stringify(ingestSeqs)]);
+      const rows = await this.rows(`SELECT to_json(e) AS event FROM (SELECT ${STORED_COLUMNS} FROM events WHERE ingest_seq IN (SELECT unnest(?::BIGINT[]))) e ORDER BY ingest_seq`, [JSON.stringify(ingestSeqs)]);
       return rows.map((r) => JSON.parse(r.event as string) as Record<string, unknown>);
     });
   }
@@ -788,7 +894,8 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
 
   async close(): Promise<void> {
     this.closing = true;
-    await this.building?.catch(() => undefined);
+    await this.timelineBuilds.ended().catch(() => undefined);
+    await this.materializations.ended().catch(() => undefined);
     return this.serial(async () => {
       await this.connection.run('CHECKPOINT');
       this.builder.closeSync();

@@ -226,6 +226,10 @@ export class JournalledStore implements Store {
     return this.engine.timelinesBuilt();
   }
 
+  materializeEventProperties(names: readonly string[]): Promise<void> {
+    return this.engine.materializeEventProperties(names);
+  }
+
   recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
     return this.engine.recentInsertIds(since);
   }

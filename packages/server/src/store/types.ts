@@ -282,6 +282,11 @@ export interface ReportingSource {
   timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined>;
   /** Resolves once the timelines the engine builds at open (or after a change) are built: funnels read them from then on. */
   timelinesBuilt(): Promise<void>;
+  /**
+   * Notes that reporting reads these event properties' text: an engine with materialized
+   * columns fills one per property in the background (resolves once noted, not filled).
+   */
+  materializeEventProperties(names: readonly string[]): Promise<void>;
 }
 
 /** What a storage engine provides underneath the journal. */

@@ -95,6 +95,9 @@ const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const list = (values: readonly string[]) => `[${values.map(string).join(', ')}]`;
 const jsonPointer = (name: string) => string(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
+/** The text of an event property in a JSON of event properties: what `text()` reads, and what a materialized column holds. */
+export const eventPropertyText = (properties: string, name: string) => `json_extract_string(${properties}, ${jsonPointer(name)})`;
+
 const BUILT_IN_COLUMNS: Record<string, string> = {
   version: 'e.app_version',
   country: 'e.country',
@@ -117,6 +120,10 @@ const BUCKET_UNITS: Record<Exclude<Interval, 'minute5'>, string> = { hour: 'hour
 export interface DialectOptions {
   /** Whether the project has user mappings (then every scan resolves mapped users). */
   userMappings: boolean;
+  /** The columns of `events` that hold an event property's text (materialized, by property name). */
+  propertyColumns?: ReadonlyMap<string, string>;
+  /** Told of every event property whose text a query reads from the JSON (the engine may materialize it). */
+  readFromJson?: (name: string) => void;
 }
 
 export class DuckDbDialect implements Dialect {
@@ -128,9 +135,13 @@ export class DuckDbDialect implements Dialect {
     return this.options.userMappings;
   }
 
-  /** Whether a project has user mappings, so that scans of projects without any skip the join. */
-  static userMappingsQuery(appId: number): string {
-    return `SELECT count(*) > 0 AS mapped FROM user_mappings WHERE app_id = ${appId}`;
+  /**
+   * Whether a project has user mappings, so that scans of projects without any skip the join
+   * (`mapped`), and the materialized event properties (`columns`: a list of `{name, column_name}`).
+   */
+  static optionsQuery(appId: number): string {
+    return `SELECT (SELECT count(*) > 0 FROM user_mappings WHERE app_id = ${appId}) AS mapped,
+      (SELECT coalesce(list({'name': name, 'column_name': column_name}), []) FROM materialized_properties WHERE ready) AS columns`;
   }
 
   /** The raw JSON of a property at event time (null when missing). */
@@ -152,7 +163,12 @@ export class DuckDbDialect implements Dialect {
    */
   private text(property: PropertyRef): string {
     if (property.kind === 'builtIn') return `(${BUILT_IN_COLUMNS[property.name]})::VARCHAR`;
-    if (property.kind === 'event') return `json_extract_string(e.event_properties, ${jsonPointer(property.name)})`;
+    if (property.kind === 'event') {
+      const column = this.options.propertyColumns?.get(property.name);
+      if (column !== undefined) return `e."${column}"`;
+      this.options.readFromJson?.(property.name);
+      return eventPropertyText('e.event_properties', property.name);
+    }
     return `json_extract_string(${this.json(property)}, '$')`;
   }
 

@@ -547,6 +547,11 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return Promise.resolve();
   }
 
+  /** No materialized columns: the dialect reads the properties' arrays. */
+  materializeEventProperties(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
     // The user may have come through another process since this one last loaded (records are
     // written last, so no lock is needed to read complete ones).

@@ -25,6 +25,7 @@ const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>>
   timelineFunnel: 'call',
   timelineCounts: 'call',
   timelinesBuilt: 'call',
+  materializeEventProperties: 'call',
   svcIdsWithData: 'call',
   svcIdsOfUsers: 'call',
   userIdsOfSvcIds: 'call',
