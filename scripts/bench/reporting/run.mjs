@@ -336,7 +336,8 @@ async function clickHouseSide() {
 
 /** Each case's timings through the HTTP path and as hand-written SQL on this engine. */
 async function measure(engine, config, timed) {
-  const server = await startServer({ ...config, ...engineNice, host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
+  // item_id as a deployment that has grouped by it before has it: materialized (DuckDB).
+  const server = await startServer({ ...config, ...engineNice, materializedProperties: ['item_id'], host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
   const get = async (path) => {
     const answer = await fetch(`${server.urls.app}${path}`, { headers: auth });
     if (answer.status !== 200) throw new Error(`${path}: ${answer.status} ${await answer.text()}`);
@@ -348,6 +349,8 @@ async function measure(engine, config, timed) {
     const building = performance.now();
     await server.store.timelinesBuilt();
     console.log(`${engine}: timelines built ${((performance.now() - building) / 1000).toFixed(1)} s after the server started`);
+    await server.store.propertiesMaterialized();
+    console.log(`${engine}: item_id materialized ${((performance.now() - building) / 1000).toFixed(1)} s after the server started (at once when a run before did it)`);
     const [{ n: stored }] = await server.store.query(`SELECT count(*) AS n FROM events WHERE app_id = ${project.app_id}`);
     console.log(`${engine}: ${Number(stored).toLocaleString()} events stored`);
     for (const testCase of timed) {

@@ -230,6 +230,10 @@ export class JournalledStore implements Store {
     return this.engine.materializeEventProperties(names);
   }
 
+  propertiesMaterialized(): Promise<void> {
+    return this.engine.propertiesMaterialized();
+  }
+
   recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
     return this.engine.recentInsertIds(since);
   }

@@ -287,6 +287,8 @@ export interface ReportingSource {
    * columns fills one per property in the background (resolves once noted, not filled).
    */
   materializeEventProperties(names: readonly string[]): Promise<void>;
+  /** Resolves once the properties noted so far are materialized; rejects when a fill failed (those are read from the JSON). */
+  propertiesMaterialized(): Promise<void>;
 }
 
 /** What a storage engine provides underneath the journal. */

@@ -552,6 +552,10 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return Promise.resolve();
   }
 
+  propertiesMaterialized(): Promise<void> {
+    return Promise.resolve();
+  }
+
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
     // The user may have come through another process since this one last loaded (records are
     // written last, so no lock is needed to read complete ones).

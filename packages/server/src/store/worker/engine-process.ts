@@ -26,6 +26,7 @@ const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>>
   timelineCounts: 'call',
   timelinesBuilt: 'call',
   materializeEventProperties: 'call',
+  propertiesMaterialized: 'call',
   svcIdsWithData: 'call',
   svcIdsOfUsers: 'call',
   userIdsOfSvcIds: 'call',
