@@ -15,7 +15,9 @@ import { segmentation, type SegmentationMetric } from '../src/reporting/runners/
 import { userCounts } from '../src/reporting/runners/users.js';
 import { reportRange } from '../src/reporting/time.js';
 import { DuckDbEngine } from '../src/store/duckdb.js';
-import { ProjectTimelines, TimelineBuilder, UserTimelines } from '../src/store/timelines.js';
+import { timelineCounts } from '../src/reporting/runners/timeline-counts.js';
+import { timelineFunnel } from '../src/reporting/runners/timeline-funnel.js';
+import { ProjectTimelines, type Timeline, TimelineBuilder, typeRuns, UserTimelines } from '../src/store/timelines.js';
 import { stored } from './clickhouse/engines.js';
 import { generateBatches, type UploadEvent } from './reporting/dataset.js';
 
@@ -81,7 +83,14 @@ beforeAll(async () => {
   for (const batch of generateBatches({ users: 1500, batchSize: 20_000 })) await load(DATASET, batch);
   // Two weeks around the spring DST change in Los Angeles (2026-03-08).
   for (const batch of generateBatches({ users: 300, startMs: Date.UTC(2026, 2, 1), days: 14, batchSize: 20_000 })) await load(DST_DATASET, batch);
+  await reopen();
 }, 180_000);
+
+/** The engine opened again: its projects' timelines built from the table (with their columns by type); projects loaded later are their loads'. */
+async function reopen(): Promise<void> {
+  await engine.close();
+  engine = await DuckDbEngine.open(dataDir);
+}
 afterAll(async () => {
   await engine?.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -150,6 +159,43 @@ test('a late event takes its place in the timeline', async () => {
   await load(app, [{ event_type: 'B', user_id: 'u1', time: at(20) }]);
   await load(app, [{ event_type: 'A', user_id: 'u1', time: at(10) }]);
   expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B'], mode: 'sequential', cs: 3600 })).groups[0]!.total).toMatchObject({ reached: [1, 1], medianTimes: [10 * MINUTE, 10 * MINUTE] });
+});
+
+test('users of a built project changed after the build (late events, appends, merges, new users): read from their own timelines', async () => {
+  const app = nextApp++;
+  await load(app, [
+    { event_type: 'A', user_id: 'u1', time: at(0) },
+    { event_type: 'B', user_id: 'u1', time: at(20) },
+    { event_type: 'A', user_id: 'u2', time: at(0) },
+    { event_type: 'A', device_id: 'd1', time: at(5) },
+    { event_type: 'C', device_id: 'd1', time: at(40) },
+    { event_type: 'B', user_id: 'ada', device_id: 'd2', time: at(10) },
+    ...['A', 'B', 'C'].map((event_type, i): UploadEvent => ({ event_type, user_id: 'u4', time: at(i) })),
+  ]);
+  await reopen();
+  const questions = MODES.map((mode): Question => ({ ...JUNE, steps: ['A', 'B', 'C'], mode, cs: 3600 }));
+  const uniquesOf = (eventType: string) => (ctx: RunnerContext) => segmentation(ctx, { range: reportRange('UTC', JUNE.start, JUNE.end), interval: 'day', events: [{ eventType, conditions: [] }], groupBy: [], segment: [], metric: 'uniques', activeUsersOnly: false, limit: 100 });
+  const check = async () => {
+    for (const question of questions) await sameAnswers(app, 'UTC', question);
+    for (const eventType of ['A', 'B', 'C']) await sameCounts(app, 'UTC', uniquesOf(eventType));
+  };
+  expect((await sameAnswers(app, 'UTC', questions[0]!)).groups[0]!.total.reached).toEqual([4, 2, 1]);
+  await load(app, [
+    // Late: before u1's B.
+    { event_type: 'B', user_id: 'u1', time: at(10) },
+    { event_type: 'C', user_id: 'u1', time: at(30) },
+    { event_type: 'B', user_id: 'u2', time: at(50) },
+    // d1 is ada's: merged.
+    { event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(45) },
+    { event_type: 'A', user_id: 'u3', time: at(1) },
+    { event_type: 'C', user_id: 'u3', time: at(3) },
+  ]);
+  expect((await sameAnswers(app, 'UTC', questions[0]!)).groups[0]!.total.reached).toEqual([5, 4, 3]);
+  await check();
+  // A late event of a user whose runs by type a query just made.
+  await load(app, [{ event_type: 'B', user_id: 'u3', time: at(2) }]);
+  expect((await sameAnswers(app, 'UTC', questions[0]!)).groups[0]!.total.reached).toEqual([5, 5, 4]);
+  await check();
 });
 
 test('a deletion scrub: the project is built again without the users, SQL answers meanwhile', async () => {
@@ -247,6 +293,72 @@ test('plain counts over the DST change in Los Angeles, and of users merged after
   expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(2);
   await load(app, [{ event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(30) }]);
   expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(1);
+});
+
+describe('TypeColumns and typeRuns', () => {
+  /** Users 10: A B A, 20: B, 30: A, built. */
+  const built = () => {
+    const builder = new TimelineBuilder();
+    const [a, b] = [builder.project.typeId('A'), builder.project.typeId('B')];
+    builder.add(10, 100, a, 1);
+    builder.add(10, 200, b, 2);
+    builder.add(10, 300, a, 3);
+    builder.add(20, 150, b, 4);
+    builder.add(30, 50, a, 5);
+    return { project: builder.finish(), a, b };
+  };
+  const column = (project: ProjectTimelines, type: number) => {
+    const { users, starts, times, positions } = project.columns!.byType[type]!;
+    return { users: Array.from(users), starts: Array.from(starts), times: Array.from(times), positions: Array.from(positions) };
+  };
+  const runs = (timeline: Timeline) => {
+    const { types, ends, times, positions } = typeRuns(timeline);
+    return { types: Array.from(types), ends: Array.from(ends), times: Array.from(times), positions: Array.from(positions) };
+  };
+  const loose = (project: ProjectTimelines) => [...project.looseTimelines()];
+
+  test("a build's columns hold each type's events user after user, by the users' build order", () => {
+    const { project, a, b } = built();
+    expect(column(project, a)).toEqual({ users: [0, 2], starts: [0, 2, 3], times: [100, 300, 50], positions: [0, 2, 0] });
+    expect(column(project, b)).toEqual({ users: [0, 1], starts: [0, 1, 2], times: [200, 150], positions: [1, 0] });
+    expect(loose(project)).toEqual([]);
+  });
+
+  test('an append (late or not) takes the user out of the columns; its runs are made again after each change', () => {
+    const { project, a, b } = built();
+    project.append(10, 250, b, 6);
+    expect(Array.from(project.columns!.stale)).toEqual([1, 0, 0]);
+    const [timeline] = loose(project);
+    expect(timeline).toBe(project.users.get(10));
+    expect(runs(timeline!)).toEqual({ types: [a, b], ends: [2, 4], times: [100, 300, 200, 250], positions: [0, 3, 1, 2] });
+    project.append(10, 50, b, 7);
+    expect(runs(project.users.get(10)!)).toEqual({ types: [b, a], ends: [3, 5], times: [50, 200, 250, 100, 300], positions: [0, 2, 3, 1, 4] });
+  });
+
+  test('a merge into a user without events keeps the timeline in the columns; a merge of two users takes both out', () => {
+    const { project } = built();
+    project.merge(30, 40);
+    expect(loose(project)).toEqual([]);
+    project.merge(40, 20);
+    expect(Array.from(project.columns!.stale)).toEqual([0, 1, 1]);
+    expect(loose(project)).toEqual([project.users.get(20)]);
+    project.merge(20, 50);
+    expect(loose(project)).toEqual([project.users.get(50)]);
+  });
+
+  test("counts and funnels of a few types read the columns (not the built timelines' arrays), a changed user's own events", () => {
+    const { project, a, b } = built();
+    const range = reportRange('UTC', '19700101', '19700101');
+    const uniques = (eventType: string) => timelineCounts(project, { appId: 1, timeZone: 'UTC', range, interval: 'day', eventType, measure: 'uniques', firstEventsOnly: false }).whole;
+    const entrants = () => timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['B', 'A'], mode: 'ordered', windowSeconds: 3600 })[0]?.total.reached;
+    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 2, [2, 1]]);
+    // Behind the project's back: the columns still have user 30's A.
+    project.users.get(30)!.types[0] = b;
+    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 2, [2, 1]]);
+    // Out of the columns: its own events.
+    project.append(30, 60, a, 6);
+    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 3, [3, 2]]);
+  });
 });
 
 describe('UserTimelines', () => {

@@ -13,12 +13,16 @@ export interface Timeline {
   /** `ingest_seq`. */
   seqs: Float64Array;
   length: number;
+  /** The user's events by type (`typeRuns`), for a timeline out of its project's columns: made when a query needs it. */
+  runs: TypeRuns | undefined;
+  /** The user's number in its project's columns (`TypeColumns`); -1 when the columns do not hold this timeline. */
+  ordinal: number;
 }
 
 const INITIAL_CAPACITY = 4;
 
 function emptyTimeline(capacity = INITIAL_CAPACITY): Timeline {
-  return { times: new Float64Array(capacity), types: new Int32Array(capacity), seqs: new Float64Array(capacity), length: 0 };
+  return { times: new Float64Array(capacity), types: new Int32Array(capacity), seqs: new Float64Array(capacity), length: 0, runs: undefined, ordinal: -1 };
 }
 
 /** The timeline with room for `capacity` events (doubling), its events kept. */
@@ -34,15 +38,145 @@ function withCapacity(timeline: Timeline, capacity: number): Timeline {
   return grown;
 }
 
-/** The index of the first event at or after `time`, of `timeline`'s events. */
-export function firstAtOrAfter(timeline: Timeline, time: number): number {
-  let [low, high] = [0, timeline.length];
+/** The first index of `times[from..to)` (sorted) whose time is at or after `time`. */
+export function firstAtOrAfter(times: Float64Array, from: number, to: number, time: number): number {
+  let [low, high] = [from, to];
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (timeline.times[middle]! < time) low = middle + 1;
+    if (times[middle]! < time) low = middle + 1;
     else high = middle;
   }
   return low;
+}
+
+/**
+ * Queries of the events of at most this many types read these types' events only (`TypeColumns`,
+ * `typeRuns`); of more (`_all`, `_active`), every event of the range.
+ */
+export const MOST_INDEXED_TYPES = 8;
+
+/**
+ * One user's events grouped by type, each type's run in time order: run r is the events
+ * [ends[r - 1], ends[r]) of `times` and `positions` (their indexes in the timeline: position
+ * order is the timeline's (time, ingestion) order, so a query merges the runs it needs by position).
+ */
+export interface TypeRuns {
+  types: Int32Array;
+  ends: Int32Array;
+  times: Float64Array;
+  positions: Int32Array;
+}
+
+/** The timeline's runs by type, made at the first need after a change of the user's events. */
+export function typeRuns(timeline: Timeline): TypeRuns {
+  if (timeline.runs === undefined) {
+    const { types, length } = timeline;
+    const counts = typeSorter.count(types, length);
+    const runs = { types: Int32Array.from(typeSorter.typesSeen), ends: new Int32Array(typeSorter.typesSeen.length), times: new Float64Array(length), positions: new Int32Array(length) };
+    let end = 0;
+    typeSorter.typesSeen.forEach((type, r) => {
+      const start = end;
+      end += counts[type]!;
+      runs.ends[r] = end;
+      counts[type] = start;
+    });
+    for (let i = 0; i < length; i++) {
+      const at = counts[types[i]!]!++;
+      runs.times[at] = timeline.times[i]!;
+      runs.positions[at] = i;
+    }
+    typeSorter.clear();
+    timeline.runs = runs;
+  }
+  return timeline.runs;
+}
+
+/** Events per type id of a user's events, with the types seen (scratch arrays kept from user to user). */
+class TypeSorter {
+  counts = new Int32Array(64);
+  /** In the order of their first event. */
+  readonly typesSeen: number[] = [];
+
+  /** Counts the types of `types[0..length)`; `clear` before the next user. */
+  count(types: Int32Array, length: number): Int32Array {
+    for (let i = 0; i < length; i++) {
+      const type = types[i]!;
+      if (type >= this.counts.length) {
+        const counts = new Int32Array(Math.max(2 * this.counts.length, type + 1));
+        counts.set(this.counts);
+        this.counts = counts;
+      }
+      if (this.counts[type]!++ === 0) this.typesSeen.push(type);
+    }
+    return this.counts;
+  }
+
+  clear(): void {
+    for (const type of this.typesSeen) this.counts[type] = 0;
+    this.typesSeen.length = 0;
+  }
+}
+
+const typeSorter = new TypeSorter();
+
+/** One type's events of the users a build made, user after user. */
+export interface TypeColumn {
+  /** The users with events of the type, by ordinal (ascending). */
+  users: Int32Array;
+  /** Where each user's events start in `times` and `positions` (one more: the end). */
+  starts: Int32Array;
+  /** Each user's events in time order. */
+  times: Float64Array;
+  /** The events' indexes in their user's timeline. */
+  positions: Int32Array;
+}
+
+/**
+ * A project's events per type as its build made them, each type's in arrays of their own: a query
+ * of a few types reads their events one after the other, and none of the users without them (a
+ * pass over the users' own runs took as long as a pass over all their events). A user's timeline
+ * that changes afterwards is marked stale here: its events are read from the timeline.
+ */
+export class TypeColumns {
+  /** Per type id; undefined: no events of the type. */
+  readonly byType: (TypeColumn | undefined)[] = [];
+  /** Per ordinal, 1: the user's events changed since the build. */
+  readonly stale: Uint8Array;
+
+  constructor(users: Timeline[], typeCount: number) {
+    this.stale = new Uint8Array(users.length);
+    const [userCounts, eventCounts] = [new Int32Array(typeCount), new Int32Array(typeCount)];
+    for (const { types, length } of users) {
+      const counts = typeSorter.count(types, length);
+      for (const type of typeSorter.typesSeen) {
+        userCounts[type]!++;
+        eventCounts[type]! += counts[type]!;
+      }
+      typeSorter.clear();
+    }
+    for (let type = 0; type < typeCount; type++) {
+      if (userCounts[type] === 0) continue;
+      const column = { users: new Int32Array(userCounts[type]!), starts: new Int32Array(userCounts[type]! + 1), times: new Float64Array(eventCounts[type]!), positions: new Int32Array(eventCounts[type]!) };
+      column.starts[userCounts[type]!] = eventCounts[type]!;
+      this.byType[type] = column;
+    }
+    // Where each type's next user and event go.
+    const [userAt, eventAt] = [new Int32Array(typeCount), new Int32Array(typeCount)];
+    users.forEach((timeline, ordinal) => {
+      timeline.ordinal = ordinal;
+      const { times, types, length } = timeline;
+      for (let i = 0; i < length; i++) {
+        const type = types[i]!;
+        const column = this.byType[type]!;
+        if (i === 0 || column.users[userAt[type]! - 1] !== ordinal) {
+          column.users[userAt[type]!] = ordinal;
+          column.starts[userAt[type]!++] = eventAt[type]!;
+        }
+        column.times[eventAt[type]!] = times[i]!;
+        column.positions[eventAt[type]!++] = i;
+      }
+    });
+  }
 }
 
 /** One project's timelines and event-type dictionary. */
@@ -51,6 +185,25 @@ export class ProjectTimelines {
   /** Event type names by id (an event may have none). */
   readonly typeNames: (string | null)[] = [];
   private readonly typeIds = new Map<string | null, number>();
+  /** Its build's events per type; undefined for a project its loads made (no build). */
+  columns: TypeColumns | undefined;
+  /** With columns, the users whose timelines the columns do not hold (new or changed since the build). */
+  private readonly loose = new Set<number>();
+
+  /** The timelines the columns do not hold: every one without columns. */
+  *looseTimelines(): Iterable<Timeline> {
+    if (!this.columns) yield* this.users.values();
+    else for (const svcId of this.loose) yield this.users.get(svcId)!;
+  }
+
+  /** The timeline is about to change: out of the columns, its runs by type to be made again. */
+  private changing(timeline: Timeline): void {
+    if (timeline.ordinal >= 0) {
+      this.columns!.stale[timeline.ordinal] = 1;
+      timeline.ordinal = -1;
+    }
+    timeline.runs = undefined;
+  }
 
   typeId(name: string | null): number {
     let id = this.typeIds.get(name);
@@ -65,8 +218,10 @@ export class ProjectTimelines {
   /** Adds one event at its place: usually the end (events mostly arrive in time order). */
   append(svcId: number, time: number, type: number, seq: number): void {
     const current = this.users.get(svcId) ?? emptyTimeline();
+    this.changing(current);
     const timeline = withCapacity(current, current.length + 1);
     this.users.set(svcId, timeline);
+    if (this.columns) this.loose.add(svcId);
     const { times, types, seqs } = timeline;
     const after = (i: number) => times[i]! > time || (times[i] === time && seqs[i]! > seq);
     let at = timeline.length;
@@ -96,11 +251,16 @@ export class ProjectTimelines {
     const source = this.users.get(from);
     if (!source) return false;
     this.users.delete(from);
+    const wasLoose = this.loose.delete(from);
     const target = this.users.get(to);
     if (!target) {
+      // The same events: where the columns hold them, they still do.
       this.users.set(to, source);
+      if (wasLoose) this.loose.add(to);
       return true;
     }
+    this.changing(source);
+    this.changing(target);
     const merged = emptyTimeline(source.length + target.length);
     let [i, j] = [0, 0];
     for (let k = 0; k < merged.times.length; k++) {
@@ -112,6 +272,7 @@ export class ProjectTimelines {
     }
     merged.length = merged.times.length;
     this.users.set(to, merged);
+    if (this.columns) this.loose.add(to);
     return true;
   }
 }
@@ -122,8 +283,9 @@ const SLAB_EVENTS = 1 << 20;
 /**
  * Builds a project's timelines from its events ordered by user, then (time, ingestion order):
  * the users' arrays are views of large slabs, one after the other in the order funnels read
- * them (a pass over 10M events in 200k arrays of their own took 1.6 times as long). A
- * user's first append after the build moves its events to arrays of their own.
+ * them (a pass over 10M events in 200k arrays of their own took 1.6 times as long), then the
+ * project's events per type (`TypeColumns`). A user's first append after the build moves its
+ * events to arrays of their own.
  */
 export class TimelineBuilder {
   readonly project = new ProjectTimelines();
@@ -157,7 +319,7 @@ export class TimelineBuilder {
   private endUser(next: number): void {
     if (this.end > this.userStart) {
       const [from, to] = [this.userStart, this.end];
-      this.project.users.set(this.svcId, { times: this.times.subarray(from, to), types: this.types.subarray(from, to), seqs: this.seqs.subarray(from, to), length: to - from });
+      this.project.users.set(this.svcId, { times: this.times.subarray(from, to), types: this.types.subarray(from, to), seqs: this.seqs.subarray(from, to), length: to - from, runs: undefined, ordinal: -1 });
     }
     this.userStart = this.end;
     this.svcId = next;
@@ -165,6 +327,7 @@ export class TimelineBuilder {
 
   finish(): ProjectTimelines {
     this.endUser(-1);
+    this.project.columns = new TypeColumns([...this.project.users.values()], this.project.typeNames.length);
     return this.project;
   }
 }

@@ -1,12 +1,14 @@
 // Plain funnels over the engine's per-user timelines (store/timelines.ts), in the engine's
 // thread: the same answers as the SQL of runners/funnels.ts (SEMANTICS.md, `/api/2/funnels`)
-// in one pass over each user's events in the scanned range, [start, end + window). Events
-// count in the SQL's order: by time, then the first step they match, then ingestion.
+// in one pass over each user's events in the scanned range, [start, end + window): but for
+// sequential funnels and steps of many types, over the steps' events only (the project's
+// columns, changed users' runs by type). Events count in the SQL's order: by time, then the
+// first step they match, then ingestion.
 import { bestPath } from '../funnel-paths.js';
 import { matchesEventType, NONE } from '../query/model.js';
-import { bucketAt, bucketPieces, type ReportRange } from '../time.js';
-import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, summarizedGroup, windowMsOf } from './funnels.js';
-import { firstAtOrAfter, type ProjectTimelines, type Timeline } from '../../store/timelines.js';
+import { bucketAt, type BucketPieces, bucketPieces, type ReportRange } from '../time.js';
+import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, type GroupTimes, summarizedGroup, windowMsOf } from './funnels.js';
+import { firstAtOrAfter, MOST_INDEXED_TYPES, type ProjectTimelines, type Timeline, typeRuns } from '../../store/timelines.js';
 
 export interface TimelineFunnelQuery {
   appId: number;
@@ -18,6 +20,8 @@ export interface TimelineFunnelQuery {
   windowSeconds: number;
 }
 
+const [NO_POSITION, NO_USER] = [0x7fffffff, 0x7fffffff];
+
 /**
  * One user's events of the scanned range in the funnel's order at a time (times, step masks:
  * bit k for step k, first steps), in arrays reused from user to user, and how far each entry gets.
@@ -27,6 +31,15 @@ class UserSteps {
   masks = new Int32Array(1024);
   firsts = new Int32Array(1024);
   length = 0;
+  /** The runs of the steps' types (`addRun`) to merge by position: their events, where the merge is in each and where each ends. */
+  private runCount = 0;
+  private readonly runTimes: Float64Array[] = [];
+  private readonly runPositions: Int32Array[] = [];
+  private readonly cursors = new Int32Array(MOST_INDEXED_TYPES);
+  private readonly ends = new Int32Array(MOST_INDEXED_TYPES);
+  private readonly runMasks = new Int32Array(MOST_INDEXED_TYPES);
+  private readonly runFirsts = new Int32Array(MOST_INDEXED_TYPES);
+  private readonly heads = new Int32Array(MOST_INDEXED_TYPES);
   /** Ordered funnels: per later step, where the search for its next event resumes (entries come in order, so do their paths). */
   private readonly resume: Int32Array;
 
@@ -38,47 +51,101 @@ class UserSteps {
     this.resume = new Int32Array(steps);
   }
 
-  /** The timeline's events in [fromMs, toMs) of a step (every one, sequential funnels); the number of entries (step 1 before `entriesEndMs`). */
-  collect(timeline: Timeline, fromMs: number, toMs: number, entriesEndMs: number, masksOfType: Int32Array, firstsOfType: Int32Array): number {
-    const times = timeline.times;
-    const types = timeline.types;
+  /** Before a user's events are collected. */
+  begin(): void {
+    this.length = 0;
+    this.runCount = 0;
+    this.resume.fill(0);
+  }
+
+  /**
+   * The timeline's events in [fromMs, toMs) of a step (every one, sequential funnels); the
+   * number of entries (step 1 before `entriesEndMs`).
+   */
+  collectRange(timeline: Timeline, fromMs: number, toMs: number, entriesEndMs: number, masksOfType: Int32Array, firstsOfType: Int32Array): number {
+    const { times, types } = timeline;
     const keepAll = this.sequential;
-    let outTimes = this.times;
-    let outMasks = this.masks;
-    let outFirsts = this.firsts;
+    // The events of [fromMs, toMs) by binary search: the loop reads only the types of the events it skips.
+    const end = firstAtOrAfter(times, 0, timeline.length, toMs);
+    const start = firstAtOrAfter(times, 0, timeline.length, fromMs);
+    this.reserve(end - start);
     let length = 0;
     let entries = 0;
-    // The events of [fromMs, toMs) by binary search: the loop reads only the types of the events it skips.
-    const end = firstAtOrAfter(timeline, toMs);
-    for (let i = firstAtOrAfter(timeline, fromMs); i < end; i++) {
+    for (let i = start; i < end; i++) {
       const type = types[i]!;
       const mask = masksOfType[type]!;
       // A sequential funnel keeps every event: none may come between two steps.
-      if (mask === 0 && !keepAll) continue;
-      const time = times[i]!;
-      if (length === outTimes.length) {
-        this.grow();
-        outTimes = this.times;
-        outMasks = this.masks;
-        outFirsts = this.firsts;
-      }
-      outTimes[length] = time;
-      outMasks[length] = mask;
-      outFirsts[length++] = firstsOfType[type]!;
-      if ((mask & 1) !== 0 && time < entriesEndMs) entries++;
+      if (mask !== 0 || keepAll) entries += this.put(length++, times[i]!, mask, firstsOfType[type]!, entriesEndMs);
     }
     this.length = length;
-    this.resume.fill(0);
     return entries;
   }
 
-  private grow(): void {
-    const size = this.times.length * 2;
-    const [times, masks, firsts] = [new Float64Array(size), new Int32Array(size), new Int32Array(size)];
-    times.set(this.times);
-    masks.set(this.masks);
-    firsts.set(this.firsts);
-    [this.times, this.masks, this.firsts] = [times, masks, firsts];
+  /** One of the user's runs of a step's type: `times[from..to)` (in time order), at `positions[from..to)` of its timeline. */
+  addRun(times: Float64Array, positions: Int32Array, from: number, to: number, mask: number, first: number): void {
+    const run = this.runCount++;
+    this.runTimes[run] = times;
+    this.runPositions[run] = positions;
+    this.cursors[run] = from;
+    this.ends[run] = to;
+    this.runMasks[run] = mask;
+    this.runFirsts[run] = first;
+  }
+
+  /**
+   * The events in [fromMs, toMs) of the runs added, merged by position (the timeline's order); the
+   * number of entries (step 1 before `entriesEndMs`): none read but step 1's when there is none.
+   */
+  collectRuns(fromMs: number, toMs: number, entriesEndMs: number): number {
+    const { runTimes, runPositions, cursors, ends, runCount } = this;
+    let entered = false;
+    for (let r = 0; r < runCount && !entered; r++) {
+      if ((this.runMasks[r]! & 1) === 0) continue;
+      const cursor = firstAtOrAfter(runTimes[r]!, cursors[r]!, ends[r]!, fromMs);
+      entered = cursor < ends[r]! && runTimes[r]![cursor]! < entriesEndMs;
+    }
+    if (!entered) return 0;
+    let events = 0;
+    for (let r = 0; r < runCount; r++) {
+      cursors[r] = firstAtOrAfter(runTimes[r]!, cursors[r]!, ends[r]!, fromMs);
+      events += ends[r]! - cursors[r]!;
+    }
+    this.reserve(events);
+    const { runMasks, runFirsts, heads } = this;
+    // Each run's next position (none: past every position).
+    for (let r = 0; r < runCount; r++) heads[r] = cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
+    let length = 0;
+    let entries = 0;
+    for (;;) {
+      // The run whose next event comes first (runs hold distinct positions).
+      let next = 0;
+      for (let r = 1; r < runCount; r++) if (heads[r]! < heads[next]!) next = r;
+      if (heads[next] === NO_POSITION) break;
+      const cursor = cursors[next]!;
+      const time = runTimes[next]![cursor]!;
+      if (time >= toMs) break;
+      cursors[next] = cursor + 1;
+      heads[next] = cursor + 1 < ends[next]! ? runPositions[next]![cursor + 1]! : NO_POSITION;
+      entries += this.put(length++, time, runMasks[next]!, runFirsts[next]!, entriesEndMs);
+    }
+    this.length = length;
+    return entries;
+  }
+
+  /** The event collected at `at`: 1 when it is an entry (step 1 before `entriesEndMs`). */
+  private put(at: number, time: number, mask: number, first: number, entriesEndMs: number): number {
+    this.times[at] = time;
+    this.masks[at] = mask;
+    this.firsts[at] = first;
+    return (mask & 1) !== 0 && time < entriesEndMs ? 1 : 0;
+  }
+
+  /** Room for `count` events. */
+  private reserve(count: number): void {
+    if (count <= this.times.length) return;
+    let size = this.times.length;
+    while (size < count) size *= 2;
+    [this.times, this.masks, this.firsts] = [new Float64Array(size), new Int32Array(size), new Int32Array(size)];
   }
 
   /** Events of the same time by first step (a stable insertion sort: the timeline has them by time, then ingestion). */
@@ -126,43 +193,50 @@ class UserSteps {
   }
 }
 
-/**
- * The funnel's groups (one, `(none)`, or none without entrants) from the project's timelines,
- * as funnels.ts's `chainedGroups` / `unorderedGroups` give them.
- */
-export function timelineFunnel(project: ProjectTimelines | undefined, query: TimelineFunnelQuery): FunnelGroup[] {
-  const steps = query.eventTypes.length;
-  const windowMs = windowMsOf(query);
-  const { startMs, endMs } = query.range;
-  const scanEndMs = endMs + windowMs;
-  const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
-  const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
-  // Entries are in the range: their days are its day buckets.
-  const days = bucketPieces(query.timeZone, query.range, 'day');
-  const dayOf = (time: number) => bucketAt(days, time);
-  const group = emptyGroupTimes(steps, query.range.days);
-  const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
-  const [reached, best, dayBest] = [new Float64Array(steps), new Float64Array(steps), new Float64Array(steps)];
-  let entrants = 0;
-  for (const timeline of project?.users.values() ?? []) {
-    if (user.collect(timeline, startMs, scanEndMs, endMs, masksOfType, firstsOfType) === 0) continue;
-    entrants++;
+/** The funnel's counts, user after user. */
+class FunnelTally {
+  entrants = 0;
+  readonly group: GroupTimes;
+  private readonly days: BucketPieces;
+  private readonly reached: Float64Array;
+  private readonly best: Float64Array;
+  private readonly dayBest: Float64Array;
+
+  constructor(
+    private readonly query: TimelineFunnelQuery,
+    private readonly windowMs: number,
+  ) {
+    const steps = query.eventTypes.length;
+    this.group = emptyGroupTimes(steps, query.range.days);
+    // Entries are in the range: their days are its day buckets.
+    this.days = bucketPieces(query.timeZone, query.range, 'day');
+    [this.reached, this.best, this.dayBest] = [new Float64Array(steps), new Float64Array(steps), new Float64Array(steps)];
+  }
+
+  /** A user with entries, its events collected. */
+  addUser(user: UserSteps): void {
+    const { query, group, days, windowMs, reached, best, dayBest } = this;
+    const steps = query.eventTypes.length;
+    const endMs = query.range.endMs;
+    this.entrants++;
     user.sortSameTimes();
     const { times, masks, length } = user;
     if (query.mode === 'unordered') {
       const events = { times: Array.from(times.subarray(0, length)), masks: Array.from(masks.subarray(0, length)), entries: [] as number[] };
       for (let i = 0; i < length; i++) if ((masks[i]! & 1) !== 0 && times[i]! < endMs) events.entries.push(i);
-      addUnorderedUser(group, events, bestPath(events, events.entries, steps, windowMs)!, (event) => dayOf(events.times[event]!), steps, windowMs);
-      continue;
+      addUnorderedUser(group, events, bestPath(events, events.entries, steps, windowMs)!, (event) => bucketAt(days, events.times[event]!), steps, windowMs);
+      return;
     }
     // The winner (furthest, then earliest) over the range and on each entry day (the entries'
-    // days follow their order).
+    // days follow their order, their pieces too).
     let bestDepth = 0;
     let dayBestDepth = 0;
     let day = -1;
+    let piece = 0;
     for (let i = 0; i < length; i++) {
       if ((masks[i]! & 1) === 0 || times[i]! >= endMs) continue;
-      const entryDay = dayOf(times[i]!);
+      while (times[i]! >= days.starts[piece + 1]!) piece++;
+      const entryDay = days.buckets[piece]!;
       // A complete path on the day is both winners so far, and ties go to the earliest entry.
       if (entryDay === day && dayBestDepth === steps) continue;
       const depth = user.follow(i, reached);
@@ -183,5 +257,63 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
     add(group.byDay[day]!, dayBest, dayBestDepth, steps);
     add(group.total, best, bestDepth, steps);
   }
-  return entrants === 0 ? [] : [summarizedGroup(NONE, group)];
+}
+
+/**
+ * The funnel's groups (one, `(none)`, or none without entrants) from the project's timelines,
+ * as funnels.ts's `chainedGroups` / `unorderedGroups` give them.
+ */
+export function timelineFunnel(project: ProjectTimelines | undefined, query: TimelineFunnelQuery): FunnelGroup[] {
+  const steps = query.eventTypes.length;
+  const windowMs = windowMsOf(query);
+  const { startMs, endMs } = query.range;
+  const scanEndMs = endMs + windowMs;
+  const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
+  const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
+  const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
+  const tally = new FunnelTally(query, windowMs);
+  const stepTypes = masksOfType.reduce((found: number[], mask, type) => (mask === 0 ? found : [...found, type]), []);
+  if (!project) return [];
+  if (query.mode === 'sequential' || stepTypes.length > MOST_INDEXED_TYPES) {
+    for (const timeline of project.users.values()) {
+      user.begin();
+      if (user.collectRange(timeline, startMs, scanEndMs, endMs, masksOfType, firstsOfType) > 0) tally.addUser(user);
+    }
+  } else {
+    // The steps' events only: the build's users from its columns, the others from their runs by type.
+    const columns = project.columns;
+    const stepColumns = columns ? stepTypes.filter((type) => columns.byType[type]) : [];
+    const userAt = new Int32Array(stepColumns.length);
+    for (;;) {
+      // The next user with events of step 1.
+      let ordinal = NO_USER;
+      for (let c = 0; c < stepColumns.length; c++) {
+        const users = columns!.byType[stepColumns[c]!]!.users;
+        if ((masksOfType[stepColumns[c]!]! & 1) !== 0 && userAt[c]! < users.length) ordinal = Math.min(ordinal, users[userAt[c]!]!);
+      }
+      if (ordinal === NO_USER) break;
+      user.begin();
+      for (let c = 0; c < stepColumns.length; c++) {
+        const type = stepColumns[c]!;
+        const { users, starts, times, positions } = columns!.byType[type]!;
+        let at = userAt[c]!;
+        while (at < users.length && users[at]! < ordinal) at++;
+        if (at < users.length && users[at] === ordinal) {
+          user.addRun(times, positions, starts[at]!, starts[at + 1]!, masksOfType[type]!, firstsOfType[type]!);
+          at++;
+        }
+        userAt[c] = at;
+      }
+      if (columns!.stale[ordinal] === 0 && user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
+    }
+    for (const timeline of project.looseTimelines()) {
+      user.begin();
+      const { types, ends, times, positions } = typeRuns(timeline);
+      for (let r = 0; r < types.length; r++) {
+        if (masksOfType[types[r]!] !== 0) user.addRun(times, positions, r === 0 ? 0 : ends[r - 1]!, ends[r]!, masksOfType[types[r]!]!, firstsOfType[types[r]!]!);
+      }
+      if (user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
+    }
+  }
+  return tally.entrants === 0 ? [] : [summarizedGroup(NONE, tally.group)];
 }
