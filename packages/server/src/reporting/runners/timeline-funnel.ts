@@ -42,6 +42,14 @@ class UserSteps {
   private readonly heads = new Int32Array(MOST_INDEXED_TYPES);
   /** Ordered funnels: per later step, where the search for its next event resumes (entries come in order, so do their paths). */
   private readonly resume: Int32Array;
+  /** The entries (step 1's events before the range's end) in order: their times, and where each is in `times` (of the events collected). */
+  entryTimes = new Float64Array(256);
+  private entryAt = new Int32Array(256);
+  entryCount = 0;
+  /** Ordered funnels over the runs added, not merged (`entriesOfRuns`): each step's next event is searched in its types' runs. */
+  private inRuns = false;
+  /** Per step and run, where the search for the step's next event resumes in the run. */
+  private readonly runResume: Int32Array;
 
   constructor(
     private readonly steps: number,
@@ -49,12 +57,15 @@ class UserSteps {
     private readonly windowMs: number,
   ) {
     this.resume = new Int32Array(steps);
+    this.runResume = new Int32Array(steps * MOST_INDEXED_TYPES);
   }
 
   /** Before a user's events are collected. */
   begin(): void {
     this.length = 0;
     this.runCount = 0;
+    this.entryCount = 0;
+    this.inRuns = false;
     this.resume.fill(0);
   }
 
@@ -116,20 +127,120 @@ class UserSteps {
     for (let r = 0; r < runCount; r++) heads[r] = cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
     let length = 0;
     let entries = 0;
-    for (;;) {
-      // The run whose next event comes first (runs hold distinct positions).
-      let next = 0;
-      for (let r = 1; r < runCount; r++) if (heads[r]! < heads[next]!) next = r;
-      if (heads[next] === NO_POSITION) break;
-      const cursor = cursors[next]!;
-      const time = runTimes[next]![cursor]!;
+    for (let next = this.firstHead(); next >= 0; next = this.firstHead()) {
+      const time = runTimes[next]![cursors[next]!]!;
       if (time >= toMs) break;
-      cursors[next] = cursor + 1;
-      heads[next] = cursor + 1 < ends[next]! ? runPositions[next]![cursor + 1]! : NO_POSITION;
+      this.advance(next);
       entries += this.put(length++, time, runMasks[next]!, runFirsts[next]!, entriesEndMs);
     }
     this.length = length;
     return entries;
+  }
+
+  /**
+   * Ordered funnels: the entries of the runs added (step 1's events in [fromMs, entriesEndMs), by
+   * time, then position), their paths to be searched in the runs themselves: no event but the
+   * entries and those the paths pass is read.
+   */
+  entriesOfRuns(fromMs: number, entriesEndMs: number): void {
+    const { runTimes, runPositions, cursors, ends, runCount, heads } = this;
+    this.inRuns = true;
+    let events = 0;
+    for (let r = 0; r < runCount; r++) {
+      cursors[r] = firstAtOrAfter(runTimes[r]!, cursors[r]!, ends[r]!, fromMs);
+      for (let k = 1; k < this.steps; k++) this.runResume[k * MOST_INDEXED_TYPES + r] = cursors[r]!;
+      if ((this.runMasks[r]! & 1) !== 0) events += ends[r]! - cursors[r]!;
+    }
+    this.reserveEntries(events);
+    for (let r = 0; r < runCount; r++) heads[r] = (this.runMasks[r]! & 1) !== 0 && cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
+    let count = 0;
+    for (let next = this.firstHead(); next >= 0; next = this.firstHead()) {
+      const time = runTimes[next]![cursors[next]!]!;
+      if (time >= entriesEndMs) heads[next] = NO_POSITION;
+      else {
+        this.entryTimes[count++] = time;
+        this.advance(next);
+      }
+    }
+    this.entryCount = count;
+  }
+
+  /** The run whose next event comes first (runs hold distinct positions); -1 when every run is done. */
+  private firstHead(): number {
+    const { heads, runCount } = this;
+    let next = 0;
+    for (let r = 1; r < runCount; r++) if (heads[r]! < heads[next]!) next = r;
+    return heads[next] === NO_POSITION ? -1 : next;
+  }
+
+  /** Past the next event of run `r`. */
+  private advance(r: number): void {
+    const at = ++this.cursors[r]!;
+    this.heads[r] = at < this.ends[r]! ? this.runPositions[r]![at]! : NO_POSITION;
+  }
+
+  /** The entries of the events collected, sorted (`sortSameTimes`): step 1's before `entriesEndMs`. */
+  entriesOfCollected(entriesEndMs: number): void {
+    this.reserveEntries(this.length);
+    let count = 0;
+    for (let i = 0; i < this.length; i++) {
+      if ((this.masks[i]! & 1) === 0 || this.times[i]! >= entriesEndMs) continue;
+      this.entryTimes[count] = this.times[i]!;
+      this.entryAt[count++] = i;
+    }
+    this.entryCount = count;
+  }
+
+  private reserveEntries(count: number): void {
+    if (count <= this.entryTimes.length) return;
+    let size = this.entryTimes.length;
+    while (size < count) size *= 2;
+    [this.entryTimes, this.entryAt] = [new Float64Array(size), new Int32Array(size)];
+  }
+
+  /** How far entry number `entry` gets (`follow`, or in the runs), the time each step was reached in `reached`; entries in order. */
+  followEntry(entry: number, reached: Float64Array): number {
+    return this.inRuns ? this.followInRuns(this.entryTimes[entry]!, reached) : this.follow(this.entryAt[entry]!, reached);
+  }
+
+  /**
+   * `follow` over the runs: each step's next event is the earliest, in the funnel's order (time,
+   * first step, position), of its types' runs that comes after the step before (a later time, or
+   * the same time and a later first step: events of the same time and first step are one moment).
+   */
+  private followInRuns(t0: number, reached: Float64Array): number {
+    const { runTimes, runPositions, runMasks, runFirsts, ends, runResume, runCount } = this;
+    reached[0] = t0;
+    let time = t0;
+    let first = 0;
+    for (let k = 1; k < this.steps; k++) {
+      const bit = 1 << k;
+      let nextTime = Infinity;
+      let nextFirst = 0;
+      let nextPosition = 0;
+      for (let r = 0; r < runCount; r++) {
+        if ((runMasks[r]! & bit) === 0) continue;
+        const times = runTimes[r]!;
+        const runFirst = runFirsts[r]!;
+        const end = ends[r]!;
+        const slot = k * MOST_INDEXED_TYPES + r;
+        let at = runResume[slot]!;
+        while (at < end && (times[at]! < time || (times[at] === time && runFirst <= first))) at++;
+        runResume[slot] = at;
+        if (at === end) continue;
+        const position = runPositions[r]![at]!;
+        if (times[at]! < nextTime || (times[at] === nextTime && (runFirst < nextFirst || (runFirst === nextFirst && position < nextPosition)))) {
+          nextTime = times[at]!;
+          nextFirst = runFirst;
+          nextPosition = position;
+        }
+      }
+      if (nextTime > t0 + this.windowMs) return k;
+      reached[k] = nextTime;
+      time = nextTime;
+      first = nextFirst;
+    }
+    return this.steps;
   }
 
   /** The event collected at `at`: 1 when it is an entry (step 1 before `entriesEndMs`). */
@@ -172,7 +283,7 @@ class UserSteps {
    * and first step are one moment: none follows another); sequential: the very next event.
    * Entries must come in order.
    */
-  follow(entry: number, reached: Float64Array): number {
+  private follow(entry: number, reached: Float64Array): number {
     const { steps, times, masks, firsts, length } = this;
     const t0 = times[entry]!;
     reached[0] = t0;
@@ -215,31 +326,43 @@ class FunnelTally {
 
   /** A user with entries, its events collected. */
   addUser(user: UserSteps): void {
-    const { query, group, days, windowMs, reached, best, dayBest } = this;
+    const { query, group, days, windowMs } = this;
     const steps = query.eventTypes.length;
     const endMs = query.range.endMs;
-    this.entrants++;
     user.sortSameTimes();
     const { times, masks, length } = user;
     if (query.mode === 'unordered') {
+      this.entrants++;
       const events = { times: Array.from(times.subarray(0, length)), masks: Array.from(masks.subarray(0, length)), entries: [] as number[] };
       for (let i = 0; i < length; i++) if ((masks[i]! & 1) !== 0 && times[i]! < endMs) events.entries.push(i);
       addUnorderedUser(group, events, bestPath(events, events.entries, steps, windowMs)!, (event) => bucketAt(days, events.times[event]!), steps, windowMs);
       return;
     }
-    // The winner (furthest, then earliest) over the range and on each entry day (the entries'
-    // days follow their order, their pieces too).
+    user.entriesOfCollected(endMs);
+    this.addEntries(user);
+  }
+
+  /**
+   * A user's entries (`entriesOfCollected`, `entriesOfRuns`), when there are: the winner
+   * (furthest, then earliest) over the range and on each entry day (the entries' days follow
+   * their order, their pieces too).
+   */
+  addEntries(user: UserSteps): void {
+    const { group, days, reached, best, dayBest } = this;
+    const steps = this.query.eventTypes.length;
+    const { entryTimes, entryCount } = user;
+    if (entryCount === 0) return;
+    this.entrants++;
     let bestDepth = 0;
     let dayBestDepth = 0;
     let day = -1;
     let piece = 0;
-    for (let i = 0; i < length; i++) {
-      if ((masks[i]! & 1) === 0 || times[i]! >= endMs) continue;
-      while (times[i]! >= days.starts[piece + 1]!) piece++;
+    for (let e = 0; e < entryCount; e++) {
+      while (entryTimes[e]! >= days.starts[piece + 1]!) piece++;
       const entryDay = days.buckets[piece]!;
       // A complete path on the day is both winners so far, and ties go to the earliest entry.
       if (entryDay === day && dayBestDepth === steps) continue;
-      const depth = user.follow(i, reached);
+      const depth = user.followEntry(e, reached);
       if (depth > bestDepth) {
         bestDepth = depth;
         for (let k = 0; k < depth; k++) best[k] = reached[k]!;
@@ -304,7 +427,7 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
         }
         userAt[c] = at;
       }
-      if (columns!.stale[ordinal] === 0 && user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
+      if (columns!.stale[ordinal] === 0) addRuns(user, tally, query, scanEndMs);
     }
     for (const timeline of project.looseTimelines()) {
       user.begin();
@@ -312,8 +435,17 @@ export function timelineFunnel(project: ProjectTimelines | undefined, query: Tim
       for (let r = 0; r < types.length; r++) {
         if (masksOfType[types[r]!] !== 0) user.addRun(times, positions, r === 0 ? 0 : ends[r - 1]!, ends[r]!, masksOfType[types[r]!]!, firstsOfType[types[r]!]!);
       }
-      if (user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
+      addRuns(user, tally, query, scanEndMs);
     }
   }
   return tally.entrants === 0 ? [] : [summarizedGroup(NONE, tally.group)];
+}
+
+/** A user's runs of the steps' types added to `user`: ordered funnels follow them as they are, unordered ones merge them. */
+function addRuns(user: UserSteps, tally: FunnelTally, query: TimelineFunnelQuery, scanEndMs: number): void {
+  const { startMs, endMs } = query.range;
+  if (query.mode === 'ordered') {
+    user.entriesOfRuns(startMs, endMs);
+    tally.addEntries(user);
+  } else if (user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
 }
