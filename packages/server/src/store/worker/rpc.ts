@@ -205,7 +205,10 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
   // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
   // Detached (a process group of its own): a terminal's Ctrl-C reaches the server, which ends
   // the engine after closing it, and not the engine in the middle of the server's close.
-  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true });
+  // The server's single-threaded GC (its bin) stays here: the engine's heap (timelines) is large,
+  // and V8's concurrent marking keeps its pauses short.
+  const execArgv = process.execArgv.filter((flag) => flag !== '--single-threaded-gc');
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true, execArgv });
   const port: Port = {
     // A send that fails finds the channel closed: the exit that follows fails the call.
     postMessage: (message) => child.send(message as object, () => undefined),
