@@ -13,11 +13,13 @@
 // the cost budget); --keep DIR keeps the loaded data directory (the ClickHouse copy in
 // DIR/clickhouse) and reuses it next time. The stall phase ingests into a throwaway copy of
 // each engine's data, so a kept dataset stays as loaded.
-//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice N]
+//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice N] [--clients-nice N]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
 // measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
 // (--stall-flags="--cpu-prof --trace-gc"); --engine-nice sets the server's engineNice (the
-// engine process's priority below the server's).
+// engine process's priority below the server's); --clients-nice lowers the priority of the stall
+// phase's ingestion client (0 by default: it takes the server's CPUs as a client on the same
+// machine does; a server's clients usually run elsewhere).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,6 +48,7 @@ const { values } = parseArgs({
     'stall-only': { type: 'boolean', default: false },
     'stall-flags': { type: 'string', default: '' },
     'engine-nice': { type: 'string' },
+    'clients-nice': { type: 'string', default: '0' },
   },
 });
 if (!['duckdb', 'clickhouse', 'both'].includes(values.engine)) throw new Error('--engine is duckdb, clickhouse or both');
@@ -405,6 +408,8 @@ async function watchStalls(engine, config) {
   // process's event loop, which drives the queries.
   const ingestClient = new Worker(
     `const { parentPort, workerData } = require('node:worker_threads');
+    // This thread only (Linux's niceness is per thread).
+    require('node:os').setPriority(workerData.nice);
     let ingesting = true;
     parentPort.once('message', () => (ingesting = false));
     (async () => {
@@ -418,7 +423,7 @@ async function watchStalls(engine, config) {
       }
       parentPort.postMessage({ batches, accepted });
     })();`,
-    { eval: true, workerData: { url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}` } },
+    { eval: true, workerData: { url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}`, nice: Number(values['clients-nice']) } },
   );
   stallServer.send('watch');
   for (const { path } of cases) await fetch(`${urls.app}${path}`, { headers: auth }).then((answer) => answer.arrayBuffer());
@@ -432,7 +437,7 @@ async function watchStalls(engine, config) {
   stallServer.send('report');
   const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
   await exited;
-  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
+  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted; the client at niceness ${values['clients-nice']}): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
   const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)} (${stall.stealMs} stolen, ${stall.majorFaults} faults)`).join(', ') || 'none';
   console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked (the machine's CPU time stolen meanwhile, over all CPUs; the thread's major page faults)) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
 }
