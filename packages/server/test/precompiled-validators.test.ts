@@ -4,7 +4,7 @@
 // every documented parameter, repeated JSON item and request body.
 import { Ajv } from 'ajv';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compileOperation, operations, parseOperationRequest, type Doc, type OperationRef } from '@svc/openapi-validation';
+import { compileOperation, deref, operations, parseOperationRequest, type Doc, type OperationRef } from '@svc/openapi-validation';
 
 /** Requests of the operation that reach every check: each parameter given, once per body media type (or without a body). */
 function requestsReachingEveryCheck(ref: OperationRef): Parameters<typeof parseOperationRequest>[1][] {
@@ -12,13 +12,13 @@ function requestsReachingEveryCheck(ref: OperationRef): Parameters<typeof parseO
   const headers = new Map<string, string>();
   const pathParams: Record<string, string> = {};
   for (const param of [...((ref.pathItem.parameters as Doc[]) ?? []), ...((ref.op.parameters as Doc[]) ?? [])]) {
-    const { in: where, name } = resolved(ref, param);
+    const { in: where, name } = deref<Doc>(ref.bundle.doc, param);
     // `{}` parses as JSON for `content` parameters and JSON items, and is some text for the others.
     if (where === 'query') query.append(name, '{}');
     else if (where === 'header') headers.set(name.toLowerCase(), '{}');
     else if (where === 'path') pathParams[name] = '{}';
   }
-  const body = ref.op.requestBody ? resolved(ref, ref.op.requestBody) : undefined;
+  const body = ref.op.requestBody ? deref<Doc>(ref.bundle.doc, ref.op.requestBody) : undefined;
   const mediaTypes = Object.keys((body?.content as Doc | undefined) ?? {});
   if (mediaTypes.length === 0) return [{ query, headers, pathParams }];
   return mediaTypes.map((mediaType) => ({
@@ -27,14 +27,6 @@ function requestsReachingEveryCheck(ref: OperationRef): Parameters<typeof parseO
     pathParams,
     body: mediaType === 'application/x-www-form-urlencoded' ? 'field=1' : '{}',
   }));
-}
-
-function resolved(ref: OperationRef, value: Doc): Doc {
-  if (typeof value.$ref !== 'string') return value;
-  return value.$ref
-    .slice(2)
-    .split('/')
-    .reduce((node: Doc, key: string) => node[key.replace(/~1/g, '/').replace(/~0/g, '~')], ref.bundle.doc);
 }
 
 describe('validators compiled before the first request', () => {
