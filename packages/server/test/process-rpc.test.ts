@@ -97,6 +97,26 @@ test.runIf(process.platform === 'linux')('every thread of the child runs `nice` 
   }
 });
 
+/** A process's autogroup niceness (`/autogroup-<n> nice <value>`), undefined where the kernel has none. */
+const groupNiceness = (pid: number | 'self') => {
+  try {
+    return Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
+  } catch {
+    return undefined;
+  }
+};
+
+// The child is detached (a session of its own): under autogroup its threads' niceness would
+// only rank them among themselves, and its group would share the CPUs equally with the server's.
+test.runIf(groupNiceness('self') !== undefined)("the child's session group runs `nice` lower than this process's", async () => {
+  const { target, terminate } = await started(5);
+  try {
+    expect(groupNiceness(await target.pid())).toBe(Math.min(19, groupNiceness('self')! + 5));
+  } finally {
+    await terminate();
+  }
+});
+
 const PARENT = fileURLToPath(new URL('./support/rpc-parent.ts', import.meta.url));
 /** Runs support/rpc-parent.ts in `mode`: its output's lines, its exit and its child's pid. */
 const parent = async (mode: 'idle' | 'stay' | 'terminate') => {

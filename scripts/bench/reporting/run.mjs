@@ -426,7 +426,15 @@ async function watchStalls(engine, config) {
     { eval: true, workerData: { url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}`, nice: Number(values['clients-nice']) } },
   );
   stallServer.send('watch');
-  for (const { path } of cases) await fetch(`${urls.app}${path}`, { headers: auth }).then((answer) => answer.arrayBuffer());
+  // When each query ran, in seconds from the start of the watch: to tell which one a stall met.
+  const watched = performance.now();
+  const seconds = () => ((performance.now() - watched) / 1000).toFixed(2);
+  const queried = [];
+  for (const { name, path } of cases) {
+    const from = seconds();
+    await fetch(`${urls.app}${path}`, { headers: auth }).then((answer) => answer.arrayBuffer());
+    queried.push(`${name} ${from}-${seconds()}`);
+  }
   const ingested = new Promise((resolve) => ingestClient.once('message', resolve));
   ingestClient.postMessage('stop');
   const { batches, accepted } = await ingested;
@@ -438,8 +446,8 @@ async function watchStalls(engine, config) {
   const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
   await exited;
   console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted; the client at niceness ${values['clients-nice']}): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
-  const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)}: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)} (${stall.stealMs} stolen, ${stall.majorFaults} faults)`).join(', ') || 'none';
-  console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms: GC / running / waiting for a CPU / blocked (the machine's CPU time stolen meanwhile, over all CPUs; the thread's major page faults)) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}`);
+  const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)} at ${stall.atS.toFixed(2)} s: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)} (${stall.stealMs} stolen, ${stall.majorFaults} faults)`).join(', ') || 'none';
+  console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms at s from the start: GC / running / waiting for a CPU / blocked (the machine's CPU time stolen meanwhile, over all CPUs; the thread's major page faults)) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}\nqueries (s from the start): ${queried.join(', ')}`);
 }
 
 const sides = new Map();

@@ -19,6 +19,7 @@ const collections = [];
 const gcObserver = new PerformanceObserver((list) => collections.push(...list.getEntries().map((e) => ({ start: e.startTime, end: e.startTime + e.duration }))));
 const stalls = [];
 let sampler;
+let watchedSince = 0;
 /**
  * The main thread's time running and runnable but not running, ms, and its major page faults;
  * the machine's CPU time stolen by the hypervisor, ms over all CPUs (0 where Linux's files are missing).
@@ -42,6 +43,7 @@ process.on('message', async (message) => {
   if (message === 'watch') {
     gcObserver.observe({ entryTypes: ['gc'] });
     let tick = performance.now();
+    watchedSince = tick;
     let times = threadTimes();
     sampler = setInterval(() => {
       const now = performance.now();
@@ -56,7 +58,7 @@ process.on('message', async (message) => {
     clearInterval(sampler);
     gcObserver.disconnect();
     const inGc = (stall) => collections.reduce((sum, gc) => sum + Math.max(0, Math.min(stall.end, gc.end) - Math.max(stall.start, gc.start)), 0);
-    const described = (stall) => ({ ms: stall.end - stall.start - 5, gcMs: inGc(stall), ranMs: stall.ranMs, waitMs: stall.waitMs, majorFaults: stall.majorFaults, stealMs: stall.stealMs });
+    const described = (stall) => ({ atS: (stall.start - watchedSince) / 1000, ms: stall.end - stall.start - 5, gcMs: inGc(stall), ranMs: stall.ranMs, waitMs: stall.waitMs, majorFaults: stall.majorFaults, stealMs: stall.stealMs });
     const longest = stalls.sort((a, b) => b.end - b.start - (a.end - a.start)).slice(0, 5).map(described);
     const own = (stall) => stall.end - stall.start - stall.waitMs;
     const longestOwn = stalls.sort((a, b) => own(b) - own(a)).slice(0, 5).map(described);

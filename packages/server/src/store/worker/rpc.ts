@@ -4,7 +4,7 @@
 // producer); a SqlSession transaction holds the other process's session while its callback runs
 // here. Errors cross with their name, message, stack and primitive fields (a refusal's `code`).
 import { fork } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SqlSession } from '../types.js';
@@ -277,11 +277,28 @@ export function serveProcess(open: (data: unknown) => Promise<Map<string, object
 /**
  * Linux keeps a niceness per thread (`setPriority(pid)` sets the main thread's only) and a new
  * thread takes its creator's: every thread now, so that those started later (DuckDB's, libuv's)
- * run at it too.
+ * run at it too. Where the kernel groups processes by session (autogroup), the child, detached
+ * in a session of its own, also lowers its group's: niceness only ranks threads within a group,
+ * and the groups share the CPUs equally, so the engine's threads would otherwise take a CPU
+ * from the server's thread for 100 ms and more.
  */
 function lowerPriority(nice: number): void {
   const threads = process.platform === 'linux' ? readdirSync('/proc/self/task').map(Number) : [process.pid];
   for (const thread of threads) setPriority(thread, Math.min(19, getPriority(thread) + nice));
+  if (process.platform === 'linux' && nice > 0) lowerSessionGroup(nice);
+}
+
+/**
+ * The group's niceness goes `nice` below the parent's group's (`/autogroup-<n> nice <value>`).
+ * Without autogroup (disabled, or an older kernel) the files are missing or refuse the write.
+ */
+function lowerSessionGroup(nice: number): void {
+  try {
+    const parentNice = Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${process.ppid}/autogroup`, 'utf8'))?.[1] ?? 0);
+    writeFileSync('/proc/self/autogroup', String(Math.min(19, parentNice + nice)));
+  } catch {
+    // Threads' niceness is all there is to lower.
+  }
 }
 
 type Callable = Record<string, (...args: unknown[]) => unknown>;
