@@ -19,8 +19,8 @@ interface Target {
 const KINDS: MethodKinds<Target> = { refuse: 'call', chunks: 'stream', production: 'call', pid: 'call', die: 'call' };
 
 const logged: string[] = [];
-const started = async (nice = 0, execArgv?: string[]) => {
-  const child = await startProcess({ entry: new URL('./support/rpc-child.ts', import.meta.url), data: undefined, nice, execArgv }, (message) => logged.push(message));
+const started = async (nice = 0) => {
+  const child = await startProcess({ entry: new URL('./support/rpc-child.ts', import.meta.url), data: undefined, nice }, (message) => logged.push(message));
   return { ...child, target: remote<Target>(child.client, 'target', KINDS) };
 };
 
@@ -67,18 +67,6 @@ test('a process that dies fails the pending and the later calls, and is logged',
     expect(logged).toContain('the process exited (code 1)');
   } finally {
     await terminate();
-  }
-});
-
-test("the child runs with the launch's Node flags, else with this process's", async () => {
-  const flagsOf = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-  const own = await started();
-  const given = await started(0, [...process.execArgv, '--stack-size=900']);
-  try {
-    expect(flagsOf(await own.target.pid())).not.toContain('--stack-size=900');
-    expect(flagsOf(await given.target.pid())).toContain('--stack-size=900');
-  } finally {
-    await Promise.all([own.terminate(), given.terminate()]);
   }
 });
 

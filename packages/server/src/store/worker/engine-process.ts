@@ -71,10 +71,7 @@ export async function killEngineProcess(engine: object): Promise<void> {
  * started again (the engine opened again) when it dies.
  */
 export async function openEngineProcess(config: EngineConfig, nice: number, log: (message: string) => void): Promise<OpenedEngine> {
-  // The server's single-threaded GC (its bin) stays in the server: the engine's heap (the
-  // timelines) is large, and V8's concurrent marking keeps its pauses short.
-  const execArgv = process.execArgv.filter((flag) => flag !== '--single-threaded-gc');
-  const client = await RestartingProcess.start({ entry: CHILD_ENTRY, data: config, nice, execArgv }, (message) => log(`storage engine: ${message}`));
+  const client = await RestartingProcess.start({ entry: CHILD_ENTRY, data: config, nice }, (message) => log(`storage engine: ${message}`));
   const methods = remote<Omit<ServerEngine, 'sql' | 'query' | 'close'>>(client, 'engine', ENGINE_METHODS);
   const engine: ServerEngine = {
     ...methods,

@@ -182,8 +182,6 @@ export interface Launch {
   data: unknown;
   /** How much lower than this process's the child's priority is (its niceness added). */
   nice: number;
-  /** The child's Node flags (default: this process's). */
-  execArgv?: string[];
 }
 
 /** A child process whose module `serve`s, once it is ready. */
@@ -200,14 +198,14 @@ export interface ServingProcess {
 /**
  * Starts the child process of `launch` and waits until its targets are open. A process that
  * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged.
- * The child has this process's Node flags unless the launch gives its own (the server's heap
- * settings; in tests, the TypeScript loader) and ends when this process does.
+ * The child inherits this process's Node flags (the server's heap settings; in tests, the
+ * TypeScript loader) and ends when this process does.
  */
 export async function startProcess(launch: Launch, log: (message: string) => void): Promise<ServingProcess> {
   // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
   // Detached (a process group of its own): a terminal's Ctrl-C reaches the server, which ends
   // the engine after closing it, and not the engine in the middle of the server's close.
-  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true, execArgv: launch.execArgv ?? process.execArgv });
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true });
   const port: Port = {
     // A send that fails finds the channel closed: the exit that follows fails the call.
     postMessage: (message) => child.send(message as object, () => undefined),
