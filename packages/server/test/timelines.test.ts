@@ -359,6 +359,15 @@ describe('TypeColumns and typeRuns', () => {
     project.append(30, 60, a, 6);
     expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 3, [3, 2]]);
   });
+
+  test("a changed user without events of the funnel's types after one with: not an entrant", () => {
+    const { project, a } = built();
+    const range = reportRange('UTC', '19700101', '19700101');
+    project.append(10, 400, a, 6);
+    project.append(40, 120, project.typeId('C'), 7);
+    expect(loose(project).map((timeline) => timeline === project.users.get(40))).toEqual([false, true]);
+    expect(timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['A', 'B'], mode: 'ordered', windowSeconds: 3600 })[0]?.total.reached).toEqual([2, 1]);
+  });
 });
 
 describe('UserTimelines', () => {

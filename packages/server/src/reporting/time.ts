@@ -175,15 +175,20 @@ export function bucketPieces(timeZone: string, range: ReportRange, interval: 'da
   return { starts: Float64Array.from(starts), buckets: Int32Array.from(buckets) };
 }
 
-/** The bucket of an instant of the range, by binary search over the pieces. */
-export function bucketAt({ starts, buckets }: BucketPieces, epochMs: number): number {
+/** The piece an instant of the range falls in, by binary search. */
+export function pieceAt({ starts, buckets }: BucketPieces, epochMs: number): number {
   let [low, high] = [0, buckets.length - 1];
   while (low < high) {
     const middle = (low + high + 1) >>> 1;
     if (starts[middle]! <= epochMs) low = middle;
     else high = middle - 1;
   }
-  return buckets[low]!;
+  return low;
+}
+
+/** The bucket of an instant of the range. */
+export function bucketAt(pieces: BucketPieces, epochMs: number): number {
+  return pieces.buckets[pieceAt(pieces, epochMs)]!;
 }
 
 /** The local calendar date of an instant, `YYYY-MM-DD`. */

@@ -6,7 +6,7 @@
 // first step they match, then ingestion.
 import { bestPath } from '../funnel-paths.js';
 import { matchesEventType, NONE } from '../query/model.js';
-import { bucketAt, type BucketPieces, bucketPieces, type ReportRange } from '../time.js';
+import { bucketAt, type BucketPieces, bucketPieces, pieceAt, type ReportRange } from '../time.js';
 import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, type GroupTimes, summarizedGroup, windowMsOf } from './funnels.js';
 import { firstAtOrAfter, MOST_INDEXED_TYPES, type ProjectTimelines, type Timeline, typeRuns } from '../../store/timelines.js';
 
@@ -50,6 +50,14 @@ class UserSteps {
   private inRuns = false;
   /** Per step and run, where the search for the step's next event resumes in the run. */
   private readonly runResume: Int32Array;
+  /**
+   * The path of the last entry followed in the runs: its steps' events however late (`pathLength`
+   * of them, 0: none followed yet), and the first step of its step 2's event. An entry before
+   * that event follows the same path (`sharesPath`).
+   */
+  private readonly pathTimes: Float64Array;
+  private pathLength = 0;
+  private pathSecondFirst = 0;
 
   constructor(
     private readonly steps: number,
@@ -58,6 +66,7 @@ class UserSteps {
   ) {
     this.resume = new Int32Array(steps);
     this.runResume = new Int32Array(steps * MOST_INDEXED_TYPES);
+    this.pathTimes = new Float64Array(steps);
   }
 
   /** Before a user's events are collected. */
@@ -66,6 +75,7 @@ class UserSteps {
     this.runCount = 0;
     this.entryCount = 0;
     this.inRuns = false;
+    this.pathLength = 0;
     this.resume.fill(0);
   }
 
@@ -152,8 +162,16 @@ class UserSteps {
       if ((this.runMasks[r]! & 1) !== 0) events += ends[r]! - cursors[r]!;
     }
     this.reserveEntries(events);
-    for (let r = 0; r < runCount; r++) heads[r] = (this.runMasks[r]! & 1) !== 0 && cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
     let count = 0;
+    const entryRun = -1 && this.onlyEntryRun();
+    if (entryRun >= 0) {
+      // Step 1 of a single run: its events are the entries, in its order.
+      const times = runTimes[entryRun]!;
+      for (let at = cursors[entryRun]!; at < ends[entryRun]! && times[at]! < entriesEndMs; at++) this.entryTimes[count++] = times[at]!;
+      this.entryCount = count;
+      return;
+    }
+    for (let r = 0; r < runCount; r++) heads[r] = (this.runMasks[r]! & 1) !== 0 && cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
     for (let next = this.firstHead(); next >= 0; next = this.firstHead()) {
       const time = runTimes[next]![cursors[next]!]!;
       if (time >= entriesEndMs) heads[next] = NO_POSITION;
@@ -165,12 +183,28 @@ class UserSteps {
     this.entryCount = count;
   }
 
-  /** The run whose next event comes first (runs hold distinct positions); -1 when every run is done. */
+  /** The one run of the runs added with events of step 1; -1 when there are several (or none). */
+  private onlyEntryRun(): number {
+    let found = -1;
+    for (let r = 0; r < this.runCount; r++) {
+      if ((this.runMasks[r]! & 1) === 0) continue;
+      if (found >= 0) return -1;
+      found = r;
+    }
+    return found;
+  }
+
+  /** The run whose next event comes first (runs hold distinct positions); -1 when every run is done, or there is none. */
   private firstHead(): number {
     const { heads, runCount } = this;
-    let next = 0;
-    for (let r = 1; r < runCount; r++) if (heads[r]! < heads[next]!) next = r;
-    return heads[next] === NO_POSITION ? -1 : next;
+    let next = -1;
+    let position = NO_POSITION;
+    for (let r = 0; r < runCount; r++) {
+      if (heads[r]! >= position) continue;
+      next = r;
+      position = heads[r]!;
+    }
+    return next;
   }
 
   /** Past the next event of run `r`. */
@@ -209,8 +243,36 @@ class UserSteps {
    * the same time and a later first step: events of the same time and first step are one moment).
    */
   private followInRuns(t0: number, reached: Float64Array): number {
-    const { runTimes, runPositions, runMasks, runFirsts, ends, runResume, runCount } = this;
+    if (!this.sharesPath(t0)) this.findPath(t0);
+    const { pathTimes, pathLength } = this;
+    const last = t0 + this.windowMs;
     reached[0] = t0;
+    let depth = 1;
+    while (depth < pathLength && pathTimes[depth]! <= last) {
+      reached[depth] = pathTimes[depth]!;
+      depth++;
+    }
+    return depth;
+  }
+
+  /**
+   * Whether an entry at `t0` follows the last path found: entries come in order, so the events
+   * that may follow this one are among those that could follow the path's (all of them at the
+   * same time); when the path's step 2 is one of them, it is the first, and the rest follow.
+   * Without a step 2 there, there is none here either.
+   */
+  private sharesPath(t0: number): boolean {
+    if (this.pathLength === 0) return false;
+    if (this.pathLength === 1) return true;
+    const second = this.pathTimes[1]!;
+    return second > t0 || (second === t0 && this.pathSecondFirst > 0);
+  }
+
+  /** The path of the entry at `t0`, its steps' events however late they come (`pathTimes`, `pathLength`). */
+  private findPath(t0: number): void {
+    const { runTimes, runPositions, runMasks, runFirsts, ends, runResume, runCount, pathTimes } = this;
+    pathTimes[0] = t0;
+    this.pathLength = 1;
     let time = t0;
     let first = 0;
     for (let k = 1; k < this.steps; k++) {
@@ -235,12 +297,13 @@ class UserSteps {
           nextPosition = position;
         }
       }
-      if (nextTime > t0 + this.windowMs) return k;
-      reached[k] = nextTime;
+      if (nextTime === Infinity) return;
+      pathTimes[k] = nextTime;
+      this.pathLength = k + 1;
+      if (k === 1) this.pathSecondFirst = nextFirst;
       time = nextTime;
       first = nextFirst;
     }
-    return this.steps;
   }
 
   /** The event collected at `at`: 1 when it is an entry (step 1 before `entriesEndMs`). */
@@ -356,9 +419,11 @@ class FunnelTally {
     let bestDepth = 0;
     let dayBestDepth = 0;
     let day = -1;
-    let piece = 0;
+    // The first entry's piece by binary search (a walk from the range's first day cost as much as the paths), the next ones' by walking on.
+    let piece = pieceAt(days, entryTimes[0]!);
+    const { starts } = days;
     for (let e = 0; e < entryCount; e++) {
-      while (entryTimes[e]! >= days.starts[piece + 1]!) piece++;
+      while (entryTimes[e]! >= starts[piece + 1]!) piece++;
       const entryDay = days.buckets[piece]!;
       // A complete path on the day is both winners so far, and ties go to the earliest entry.
       if (entryDay === day && dayBestDepth === steps) continue;
