@@ -31,6 +31,7 @@ import { StreamStore } from './delivery-metrics/store.js';
 import { DEFAULT_STREAMING, destinationsOf, EventStreamer, type StreamingOptions } from './delivery-metrics/streamer.js';
 import { savedCharts } from './reporting/charts.js';
 import { clickHouseDialectOf, duckDbDialectOf, ReportingHandlers } from './reporting/handlers.js';
+import { prepareTimeZones } from './reporting/time.js';
 import { InMemoryReportingLimits, type LimitFigures, type ReportingLimits } from './reporting/limits.js';
 import { ClickHouseDialect } from './reporting/query/clickhouse-dialect.js';
 import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
@@ -204,6 +205,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const clickhouse = config.engine === 'clickhouse';
   const tenancy = new Tenancy(sharedDir);
   const stopWatching = tenancy.watch();
+  prepareTimeZones(new Set(['UTC', ...tenancy.projects.flatMap((project) => project.time_zone ?? [])]));
   const { engine, entitySql } = opened;
   const store = await JournalledStore.open(engine, config.dataDir, {
     loadIntervalMs: config.loadIntervalMs ?? 2000,
