@@ -163,7 +163,7 @@ class UserSteps {
     }
     this.reserveEntries(events);
     let count = 0;
-    const entryRun = -1 && this.onlyEntryRun();
+    const entryRun = this.onlyEntryRun();
     if (entryRun >= 0) {
       // Step 1 of a single run: its events are the entries, in its order.
       const times = runTimes[entryRun]!;
