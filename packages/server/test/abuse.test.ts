@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../src/server.js';
 import type { Project } from '../src/tenancy.js';
+import { TEST_PRIORITY } from './support/harness.js';
 import { sendDirect } from './support/http.js';
 
 const LIMITS: ServerConfig['connectionLimits'] = { requestMs: 1_500, headersMs: 1_000, idleMs: 1_000, keepAliveMs: 500, checkIntervalMs: 100, maxConnections: 40 };
@@ -24,7 +25,7 @@ const logged: string[] = [];
 const acknowledged = new Map<number, Set<string>>();
 
 const start = () =>
-  startServer({ dataDir, host: '127.0.0.1', port: 0, loadIntervalMs: 100, connectionLimits: LIMITS, corsOrigins: [TRUSTED_ORIGIN], log: (m) => logged.push(m) });
+  startServer({ dataDir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY, loadIntervalMs: 100, connectionLimits: LIMITS, corsOrigins: [TRUSTED_ORIGIN], log: (m) => logged.push(m) });
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-abuse-'));
@@ -181,7 +182,7 @@ describe('bodies: bombs, oversize, chunks', () => {
     // A server of its own with the default connection limits: inflating the 20 MB the limit allows
     // took longer than the 1.5 s request budget of the slow-client tests on a loaded 2-core machine.
     const dir = mkdtempSync(join(tmpdir(), 'svc-abuse-bomb-'));
-    const roomy = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0 });
+    const roomy = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY });
     try {
       const target = roomy.tenancy.createProject(roomy.tenancy.createOrganization('Bombed').id, 'Target');
       const bomb = gzipSync(Buffer.concat([Buffer.from(`{"api_key": "${target.api_key}", "events": [{"event_type": "x", "user_id": "user-00001", "event_properties": {"pad": "`), Buffer.alloc(200 * 1024 * 1024, 0x61), Buffer.from('"}}]}')]));

@@ -10,6 +10,7 @@ import type { PropertyRef } from '../src/reporting/query/model.js';
 import { funnel, type FunnelMode } from '../src/reporting/runners/funnels.js';
 import { reportRange } from '../src/reporting/time.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { TEST_PRIORITY } from './support/harness.js';
 
 let dataDir: string;
 let server: RunningServer;
@@ -20,7 +21,7 @@ const range = reportRange('UTC', '20261102', '20261104');
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-funnels-'));
-  server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
+  server = await startServer({ dataDir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY });
 });
 afterAll(async () => {
   await server?.close();

@@ -15,6 +15,7 @@ import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../src/reporting
 import { userCounts } from '../src/reporting/runners/users.js';
 import { reportRange } from '../src/reporting/time.js';
 import { startServer, type RunningServer } from '../src/server.js';
+import { TEST_PRIORITY } from './support/harness.js';
 
 let dataDir: string;
 let server: RunningServer;
@@ -24,7 +25,7 @@ const range = reportRange('UTC', '20261102', '20261104');
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-runners-'));
-  server = await startServer({ dataDir, host: '127.0.0.1', port: 0 });
+  server = await startServer({ dataDir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY });
   const project = server.tenancy.createProject(server.tenancy.createOrganization('Reports').id, 'Reports');
   const events = [
     { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), session_id: at(2, 10), country: 'DE', event_properties: { genre: 'jazz', seconds: 10 } },

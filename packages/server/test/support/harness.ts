@@ -107,6 +107,13 @@ async function freshPostgresDatabase(serverUrl: string): Promise<string> {
 }
 
 /**
+ * A test server's engine process runs at the tests' priority: on CI's 2 cores, busy with the
+ * other test files, an engine 10 lower (its session group too) took longer than a test's 30 s
+ * to load 30,000 events. process-rpc.test.ts tests the priority itself.
+ */
+export const TEST_PRIORITY = { engineNice: 0 } satisfies Partial<ServerConfig>;
+
+/**
  * The engine a test server runs on, with fresh databases: ClickHouse (and PostgreSQL for the
  * entities) on the run's servers with SVC_TEST_ENGINE=clickhouse; DuckDB otherwise, with the
  * entities on PostgreSQL when SVC_TEST_POSTGRES names a server. A restarted server passes
@@ -115,6 +122,7 @@ async function freshPostgresDatabase(serverUrl: string): Promise<string> {
 export async function testEngine(): Promise<Partial<ServerConfig>> {
   if (process.env.SVC_TEST_ENGINE === 'clickhouse') {
     return {
+      ...TEST_PRIORITY,
       engine: 'clickhouse',
       clickhouseUrl: inject('clickhouseUrl'),
       clickhouseDatabase: `svc_test_${randomBytes(6).toString('hex')}`,
@@ -122,7 +130,7 @@ export async function testEngine(): Promise<Partial<ServerConfig>> {
     };
   }
   const postgres = process.env.SVC_TEST_POSTGRES;
-  return postgres ? { postgresUrl: await freshPostgresDatabase(postgres) } : {};
+  return { ...TEST_PRIORITY, ...(postgres ? { postgresUrl: await freshPostgresDatabase(postgres) } : {}) };
 }
 
 export async function startHarness(roles: string[], config: Partial<ServerConfig> = {}): Promise<Harness> {
