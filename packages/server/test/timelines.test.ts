@@ -16,10 +16,11 @@ import { userCounts } from '../src/reporting/runners/users.js';
 import { reportRange } from '../src/reporting/time.js';
 import { DuckDbEngine } from '../src/store/duckdb.js';
 import { timelineCounts } from '../src/reporting/runners/timeline-counts.js';
-import { timelineFunnel } from '../src/reporting/runners/timeline-funnel.js';
+import { FunnelThread } from '../src/reporting/runners/funnel-helper.js';
+import { type ColumnsShare, timelineFunnel } from '../src/reporting/runners/timeline-funnel.js';
 import { ProjectTimelines, type Timeline, TimelineBuilder, typeRuns, UserTimelines } from '../src/store/timelines.js';
 import { stored } from './clickhouse/engines.js';
-import { generateBatches, type UploadEvent } from './reporting/dataset.js';
+import { createRandom, generateBatches, type UploadEvent } from './reporting/dataset.js';
 
 let dataDir: string;
 let engine: DuckDbEngine;
@@ -346,27 +347,70 @@ describe('TypeColumns and typeRuns', () => {
     expect(loose(project)).toEqual([project.users.get(50)]);
   });
 
-  test("counts and funnels of a few types read the columns (not the built timelines' arrays), a changed user's own events", () => {
+  test("counts and funnels of a few types read the columns (not the built timelines' arrays), a changed user's own events", async () => {
     const { project, a, b } = built();
     const range = reportRange('UTC', '19700101', '19700101');
     const uniques = (eventType: string) => timelineCounts(project, { appId: 1, timeZone: 'UTC', range, interval: 'day', eventType, measure: 'uniques', firstEventsOnly: false }).whole;
-    const entrants = () => timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['B', 'A'], mode: 'ordered', windowSeconds: 3600 })[0]?.total.reached;
-    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 2, [2, 1]]);
+    const entrants = async () => (await timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['B', 'A'], mode: 'ordered', windowSeconds: 3600 }))[0]?.total.reached;
+    expect([uniques('A'), uniques('B'), await entrants()]).toEqual([2, 2, [2, 1]]);
     // Behind the project's back: the columns still have user 30's A.
     project.users.get(30)!.types[0] = b;
-    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 2, [2, 1]]);
+    expect([uniques('A'), uniques('B'), await entrants()]).toEqual([2, 2, [2, 1]]);
     // Out of the columns: its own events.
     project.append(30, 60, a, 6);
-    expect([uniques('A'), uniques('B'), entrants()]).toEqual([2, 3, [3, 2]]);
+    expect([uniques('A'), uniques('B'), await entrants()]).toEqual([2, 3, [3, 2]]);
   });
 
-  test("a changed user without events of the funnel's types after one with: not an entrant", () => {
+  test("a changed user without events of the funnel's types after one with: not an entrant", async () => {
     const { project, a } = built();
     const range = reportRange('UTC', '19700101', '19700101');
     project.append(10, 400, a, 6);
     project.append(40, 120, project.typeId('C'), 7);
     expect(loose(project).map((timeline) => timeline === project.users.get(40))).toEqual([false, true]);
-    expect(timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['A', 'B'], mode: 'ordered', windowSeconds: 3600 })[0]?.total.reached).toEqual([2, 1]);
+    expect((await timelineFunnel(project, { appId: 1, timeZone: 'UTC', range, eventTypes: ['A', 'B'], mode: 'ordered', windowSeconds: 3600 }))[0]?.total.reached).toEqual([2, 1]);
+  });
+});
+
+describe('a funnel thread', () => {
+  const HOUR = 3_600_000;
+  /** 3000 users' events of types A, B, C over ten days from 2026-03-03 (Los Angeles changes its clocks on the 8th); then 100 of them changed (stale in the columns) and 50 new. */
+  const project = (() => {
+    const random = createRandom(7);
+    const builder = new TimelineBuilder();
+    const types = ['A', 'B', 'C'].map((name) => builder.project.typeId(name));
+    const start = Date.UTC(2026, 2, 3);
+    const events = () => Array.from({ length: Math.floor(random() * 30) }, () => Math.floor(start + random() * 240 * HOUR)).sort((x, y) => x - y);
+    let seq = 0;
+    for (let svcId = 1; svcId <= 3000; svcId++) for (const time of events()) builder.add(svcId, time, types[Math.floor(random() * 3)]!, ++seq);
+    const built = builder.finish();
+    for (let svcId = 1; svcId <= 3150; svcId += 21) for (const time of events().slice(0, 4)) built.append(svcId, time, types[Math.floor(random() * 3)]!, ++seq);
+    return built;
+  })();
+  const thread = new FunnelThread(0);
+  afterAll(() => thread.close());
+
+  test.each([
+    ['ordered', 'UTC'],
+    ['ordered', 'America/Los_Angeles'],
+    ['unordered', 'America/Los_Angeles'],
+  ] as const)('%s funnels in %s: the same answer with half the users tallied in the thread', async (mode, timeZone) => {
+    const query = { appId: 1, timeZone, range: reportRange(timeZone, '20260304', '20260311'), eventTypes: ['A', 'B', 'C'], mode, windowSeconds: 6 * 3600 };
+    const alone = await timelineFunnel(project, query);
+    let tallied = 0;
+    const counted = { tally: (share: ColumnsShare, users: number) => thread.tally(share, users)!.then((tally) => (tallied++, tally)) };
+    expect(await timelineFunnel(project, query, counted)).toEqual(alone);
+    expect(tallied).toBe(1);
+    expect(alone[0]!.total.reached[0]).toBeGreaterThan(2000);
+  });
+
+  test('a thread that fails leaves its share to the engine: the same answer', async () => {
+    const query = { appId: 1, timeZone: 'UTC', range: reportRange('UTC', '20260304', '20260311'), eventTypes: ['A', 'B'], mode: 'ordered' as const, windowSeconds: 3600 };
+    const failing = { tally: () => Promise.reject(new Error('gone')) };
+    expect(await timelineFunnel(project, query, failing)).toEqual(await timelineFunnel(project, query));
+  });
+
+  test('funnels with fewer entering users than its threshold stay in one thread', () => {
+    expect(new FunnelThread(10).tally({} as ColumnsShare, 9)).toBeUndefined();
   });
 });
 

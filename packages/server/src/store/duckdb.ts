@@ -12,6 +12,7 @@ import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-en
 import { eachInSlices, timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { TimelineBuilder, UserTimelines } from './timelines.js';
 import { timelineCounts, type TimelineCounts, type TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
+import { FunnelThread } from '../reporting/runners/funnel-helper.js';
 import { timelineFunnel, type TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
 import type { FunnelGroup } from '../reporting/runners/funnels.js';
 import { eventPropertyText } from '../reporting/query/duckdb-dialect.js';
@@ -239,6 +240,8 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     },
   );
   private closing = false;
+  /** Tallies half of a large funnel's users. */
+  private readonly funnelThread = new FunnelThread();
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -479,7 +482,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   /** A plain funnel from the project's timelines; undefined while they are not built. */
   async timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
     if (this.unbuilt.has(query.appId)) return undefined;
-    return timelineFunnel(this.timelines.project(query.appId), query);
+    return timelineFunnel(this.timelines.project(query.appId), query, this.funnelThread);
   }
 
   /** Plain counts from the project's timelines; undefined while they are not built. */
@@ -896,6 +899,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     this.closing = true;
     await this.timelineBuilds.ended().catch(() => undefined);
     await this.materializations.ended().catch(() => undefined);
+    await this.funnelThread.close();
     return this.serial(async () => {
       await this.connection.run('CHECKPOINT');
       this.builder.closeSync();

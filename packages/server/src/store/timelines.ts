@@ -133,6 +133,10 @@ export interface TypeColumn {
   positions: Int32Array;
 }
 
+// Columns are shared memory: a funnel's helper thread reads half of their users (never written after the build).
+const sharedInt32s = (length: number) => new Int32Array(new SharedArrayBuffer(length * Int32Array.BYTES_PER_ELEMENT));
+const sharedFloat64s = (length: number) => new Float64Array(new SharedArrayBuffer(length * Float64Array.BYTES_PER_ELEMENT));
+
 /**
  * A project's events per type as its build made them, each type's in arrays of their own: a query
  * of a few types reads their events one after the other, and none of the users without them (a
@@ -158,7 +162,7 @@ export class TypeColumns {
     }
     for (let type = 0; type < typeCount; type++) {
       if (userCounts[type] === 0) continue;
-      const column = { users: new Int32Array(userCounts[type]!), starts: new Int32Array(userCounts[type]! + 1), times: new Float64Array(eventCounts[type]!), positions: new Int32Array(eventCounts[type]!) };
+      const column = { users: sharedInt32s(userCounts[type]!), starts: sharedInt32s(userCounts[type]! + 1), times: sharedFloat64s(eventCounts[type]!), positions: sharedInt32s(eventCounts[type]!) };
       column.starts[userCounts[type]!] = eventCounts[type]!;
       this.byType[type] = column;
     }

@@ -51,7 +51,7 @@ export interface FunnelResult {
  * of 10M events spent a third of its time in them.
  */
 class TimeList {
-  private values = new Float64Array(0);
+  private values: Float64Array<ArrayBuffer> = new Float64Array(0);
   length = 0;
 
   push(value: number): void {
@@ -63,8 +63,18 @@ class TimeList {
     this.values[this.length++] = value;
   }
 
+  append(values: Float64Array): void {
+    if (this.length + values.length > this.values.length) {
+      const grown = new Float64Array(Math.max(16, 2 * (this.length + values.length)));
+      grown.set(this.counted());
+      this.values = grown;
+    }
+    this.values.set(values, this.length);
+    this.length += values.length;
+  }
+
   /** The times counted, in place: a median reorders them. */
-  counted(): Float64Array {
+  counted(): Float64Array<ArrayBuffer> {
     return this.values.subarray(0, this.length);
   }
 }
@@ -85,6 +95,32 @@ const emptyTimes = (steps: number): TimesAccumulator => ({ reached: Array<number
 
 export const emptyGroupTimes = (steps: number, days: number): GroupTimes => ({ total: emptyTimes(steps), byDay: Array.from({ length: days }, () => emptyTimes(steps)) });
 
+/** A group's times in plain arrays, to pass to another thread (their buffers transferable). */
+export interface PlainGroupTimes {
+  total: PlainTimes;
+  byDay: PlainTimes[];
+}
+
+interface PlainTimes {
+  reached: number[];
+  transitionTimes: Float64Array<ArrayBuffer>[];
+}
+
+const plainTimes = ({ reached, transitionTimes }: TimesAccumulator): PlainTimes => ({ reached, transitionTimes: transitionTimes.map((list) => list.counted()) });
+
+export const plainGroupTimes = ({ total, byDay }: GroupTimes): PlainGroupTimes => ({ total: plainTimes(total), byDay: byDay.map(plainTimes) });
+
+function mergeTimes(into: TimesAccumulator, from: PlainTimes): void {
+  from.reached.forEach((count, k) => (into.reached[k]! += count));
+  from.transitionTimes.forEach((times, k) => into.transitionTimes[k]!.append(times));
+}
+
+/** Adds another share of a group's users (the same steps and days). */
+export function mergeGroupTimes(into: GroupTimes, from: PlainGroupTimes): void {
+  mergeTimes(into.total, from.total);
+  from.byDay.forEach((day, i) => mergeTimes(into.byDay[i]!, day));
+}
+
 /** Counts a path that reached `depth` steps, `completedAt[k]` the time of step k. */
 export function add(counts: TimesAccumulator, completedAt: ArrayLike<number>, depth: number, steps: number): void {
   for (let k = 0; k < depth; k++) counts.reached[k]!++;
@@ -94,7 +130,11 @@ export function add(counts: TimesAccumulator, completedAt: ArrayLike<number>, de
 
 const addPath = (counts: TimesAccumulator, { completedAt }: FunnelPath, steps: number) => add(counts, completedAt, completedAt.length, steps);
 
-const mean = (values: Float64Array) => (values.length === 0 ? 0 : Math.round(values.reduce((a, b) => a + b, 0) / values.length));
+function mean(values: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return values.length === 0 ? 0 : Math.round(sum / values.length);
+}
 
 /** The `k`-th smallest of `values` (which it reorders): quickselect, much cheaper than a sort of a day's 200k paths. */
 function select(values: Float64Array, k: number): number {
@@ -122,7 +162,12 @@ function select(values: Float64Array, k: number): number {
 function median(values: Float64Array): number {
   if (values.length === 0) return 0;
   const middle = Math.floor(values.length / 2);
-  return values.length % 2 === 1 ? select(values, middle) : Math.round((select(values, middle - 1) + select(values, middle)) / 2);
+  const upper = select(values, middle);
+  if (values.length % 2 === 1) return upper;
+  // The selection left the smaller half before `middle`: the lower middle value is its largest.
+  let lower = -Infinity;
+  for (let i = 0; i < middle; i++) lower = Math.max(lower, values[i]!);
+  return Math.round((lower + upper) / 2);
 }
 
 const summarized = (times: TimesAccumulator): FunnelCounts => {

@@ -1,5 +1,5 @@
 // Plain funnels over the engine's per-user timelines (store/timelines.ts), in the engine's
-// thread: the same answers as the SQL of runners/funnels.ts (SEMANTICS.md, `/api/2/funnels`)
+// thread (half of a large funnel's users in a helper thread, funnel-helper.ts): the same answers as the SQL of runners/funnels.ts (SEMANTICS.md, `/api/2/funnels`)
 // in one pass over each user's events in the scanned range, [start, end + window): but for
 // sequential funnels and steps of many types, over the steps' events only (the project's
 // columns, changed users' runs by type). Events count in the SQL's order: by time, then the
@@ -7,8 +7,8 @@
 import { bestPath } from '../funnel-paths.js';
 import { matchesEventType, NONE } from '../query/model.js';
 import { bucketAt, type BucketPieces, bucketPieces, pieceAt, type ReportRange } from '../time.js';
-import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, type GroupTimes, summarizedGroup, windowMsOf } from './funnels.js';
-import { firstAtOrAfter, MOST_INDEXED_TYPES, type ProjectTimelines, type Timeline, typeRuns } from '../../store/timelines.js';
+import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, type GroupTimes, mergeGroupTimes, type PlainGroupTimes, plainGroupTimes, summarizedGroup, windowMsOf } from './funnels.js';
+import { firstAtOrAfter, MOST_INDEXED_TYPES, type ProjectTimelines, type Timeline, type TypeColumn, typeRuns } from '../../store/timelines.js';
 
 export interface TimelineFunnelQuery {
   appId: number;
@@ -42,10 +42,16 @@ class UserSteps {
   private readonly heads = new Int32Array(MOST_INDEXED_TYPES);
   /** Ordered funnels: per later step, where the search for its next event resumes (entries come in order, so do their paths). */
   private readonly resume: Int32Array;
-  /** The entries (step 1's events before the range's end) in order: their times, and where each is in `times` (of the events collected). */
-  entryTimes = new Float64Array(256);
+  /**
+   * The entries (step 1's events before the range's end) in order: their times
+   * `entryTimes[entriesFrom..entriesTo)` (a single run's, or those collected in `entryBuffer`),
+   * and where each is in `times` (of the events collected).
+   */
+  entryTimes: Float64Array = new Float64Array(0);
+  entriesFrom = 0;
+  entriesTo = 0;
+  private entryBuffer = new Float64Array(256);
   private entryAt = new Int32Array(256);
-  entryCount = 0;
   /** Ordered funnels over the runs added, not merged (`entriesOfRuns`): each step's next event is searched in its types' runs. */
   private inRuns = false;
   /** Per step and run, where the search for the step's next event resumes in the run. */
@@ -73,10 +79,9 @@ class UserSteps {
   begin(): void {
     this.length = 0;
     this.runCount = 0;
-    this.entryCount = 0;
+    this.entriesTo = 0;
     this.inRuns = false;
     this.pathLength = 0;
-    this.resume.fill(0);
   }
 
   /**
@@ -161,26 +166,27 @@ class UserSteps {
       for (let k = 1; k < this.steps; k++) this.runResume[k * MOST_INDEXED_TYPES + r] = cursors[r]!;
       if ((this.runMasks[r]! & 1) !== 0) events += ends[r]! - cursors[r]!;
     }
-    this.reserveEntries(events);
-    let count = 0;
     const entryRun = this.onlyEntryRun();
     if (entryRun >= 0) {
       // Step 1 of a single run: its events are the entries, in its order.
       const times = runTimes[entryRun]!;
-      for (let at = cursors[entryRun]!; at < ends[entryRun]! && times[at]! < entriesEndMs; at++) this.entryTimes[count++] = times[at]!;
-      this.entryCount = count;
+      this.entryTimes = times;
+      this.entriesFrom = cursors[entryRun]!;
+      this.entriesTo = firstAtOrAfter(times, this.entriesFrom, ends[entryRun]!, entriesEndMs);
       return;
     }
+    this.reserveEntries(events);
+    let count = 0;
     for (let r = 0; r < runCount; r++) heads[r] = (this.runMasks[r]! & 1) !== 0 && cursors[r]! < ends[r]! ? runPositions[r]![cursors[r]!]! : NO_POSITION;
     for (let next = this.firstHead(); next >= 0; next = this.firstHead()) {
       const time = runTimes[next]![cursors[next]!]!;
       if (time >= entriesEndMs) heads[next] = NO_POSITION;
       else {
-        this.entryTimes[count++] = time;
+        this.entryBuffer[count++] = time;
         this.advance(next);
       }
     }
-    this.entryCount = count;
+    this.useEntryBuffer(count);
   }
 
   /** The one run of the runs added with events of step 1; -1 when there are several (or none). */
@@ -215,24 +221,31 @@ class UserSteps {
 
   /** The entries of the events collected, sorted (`sortSameTimes`): step 1's before `entriesEndMs`. */
   entriesOfCollected(entriesEndMs: number): void {
+    this.resume.fill(0);
     this.reserveEntries(this.length);
     let count = 0;
     for (let i = 0; i < this.length; i++) {
       if ((this.masks[i]! & 1) === 0 || this.times[i]! >= entriesEndMs) continue;
-      this.entryTimes[count] = this.times[i]!;
+      this.entryBuffer[count] = this.times[i]!;
       this.entryAt[count++] = i;
     }
-    this.entryCount = count;
+    this.useEntryBuffer(count);
   }
 
   private reserveEntries(count: number): void {
-    if (count <= this.entryTimes.length) return;
-    let size = this.entryTimes.length;
+    if (count <= this.entryBuffer.length) return;
+    let size = this.entryBuffer.length;
     while (size < count) size *= 2;
-    [this.entryTimes, this.entryAt] = [new Float64Array(size), new Int32Array(size)];
+    [this.entryBuffer, this.entryAt] = [new Float64Array(size), new Int32Array(size)];
   }
 
-  /** How far entry number `entry` gets (`follow`, or in the runs), the time each step was reached in `reached`; entries in order. */
+  private useEntryBuffer(count: number): void {
+    this.entryTimes = this.entryBuffer;
+    this.entriesFrom = 0;
+    this.entriesTo = count;
+  }
+
+  /** How far the entry at `entryTimes[entry]` gets (`follow`, or in the runs), the time each step was reached in `reached`; entries in order. */
   followEntry(entry: number, reached: Float64Array): number {
     return this.inRuns ? this.followInRuns(this.entryTimes[entry]!, reached) : this.follow(this.entryAt[entry]!, reached);
   }
@@ -268,9 +281,24 @@ class UserSteps {
     return second > t0 || (second === t0 && this.pathSecondFirst > 0);
   }
 
-  /** The path of the entry at `t0`, its steps' events however late they come (`pathTimes`, `pathLength`). */
+  /**
+   * How early an entry after the last one followed may reach further than `depth` steps: none
+   * before the time returned does (-Infinity: any may). Entries that share the last path reach
+   * step `depth` once the window covers its event.
+   */
+  earliestBeyond(depth: number): number {
+    if (!this.inRuns || this.pathLength === 0) return -Infinity;
+    const pathEnd = this.pathLength > 1 ? this.pathTimes[1]! : Infinity;
+    return Math.min(pathEnd, depth < this.pathLength ? this.pathTimes[depth]! - this.windowMs : Infinity);
+  }
+
+  /**
+   * The path of the entry at `t0`, its steps' events however late they come (`pathTimes`,
+   * `pathLength`). Of a step's events of the same time and first step, any is the path's: they
+   * are one moment, the same path from there.
+   */
   private findPath(t0: number): void {
-    const { runTimes, runPositions, runMasks, runFirsts, ends, runResume, runCount, pathTimes } = this;
+    const { runTimes, runMasks, runFirsts, ends, runResume, runCount, pathTimes } = this;
     pathTimes[0] = t0;
     this.pathLength = 1;
     let time = t0;
@@ -279,7 +307,6 @@ class UserSteps {
       const bit = 1 << k;
       let nextTime = Infinity;
       let nextFirst = 0;
-      let nextPosition = 0;
       for (let r = 0; r < runCount; r++) {
         if ((runMasks[r]! & bit) === 0) continue;
         const times = runTimes[r]!;
@@ -289,12 +316,9 @@ class UserSteps {
         let at = runResume[slot]!;
         while (at < end && (times[at]! < time || (times[at] === time && runFirst <= first))) at++;
         runResume[slot] = at;
-        if (at === end) continue;
-        const position = runPositions[r]![at]!;
-        if (times[at]! < nextTime || (times[at] === nextTime && (runFirst < nextFirst || (runFirst === nextFirst && position < nextPosition)))) {
+        if (at < end && (times[at]! < nextTime || (times[at] === nextTime && runFirst < nextFirst))) {
           nextTime = times[at]!;
           nextFirst = runFirst;
-          nextPosition = position;
         }
       }
       if (nextTime === Infinity) return;
@@ -371,20 +395,30 @@ class UserSteps {
 class FunnelTally {
   entrants = 0;
   readonly group: GroupTimes;
-  private readonly days: BucketPieces;
+  private readonly windowMs: number;
   private readonly reached: Float64Array;
   private readonly best: Float64Array;
   private readonly dayBest: Float64Array;
 
   constructor(
     private readonly query: TimelineFunnelQuery,
-    private readonly windowMs: number,
+    /** The range's day buckets: entries are in the range. */
+    readonly days: BucketPieces,
   ) {
     const steps = query.eventTypes.length;
     this.group = emptyGroupTimes(steps, query.range.days);
-    // Entries are in the range: their days are its day buckets.
-    this.days = bucketPieces(query.timeZone, query.range, 'day');
+    this.windowMs = windowMsOf(query);
     [this.reached, this.best, this.dayBest] = [new Float64Array(steps), new Float64Array(steps), new Float64Array(steps)];
+  }
+
+  /** Another share's users. */
+  include(share: ShareTally): void {
+    this.entrants += share.entrants;
+    mergeGroupTimes(this.group, share.group);
+  }
+
+  result(): FunnelGroup[] {
+    return this.entrants === 0 ? [] : [summarizedGroup(NONE, this.group)];
   }
 
   /** A user with entries, its events collected. */
@@ -408,109 +442,171 @@ class FunnelTally {
   /**
    * A user's entries (`entriesOfCollected`, `entriesOfRuns`), when there are: the winner
    * (furthest, then earliest) over the range and on each entry day (the entries' days follow
-   * their order, their pieces too).
+   * their order, their pieces too). After each entry followed, the entries that cannot reach
+   * further on its day are skipped (a complete path: all of the day's).
    */
   addEntries(user: UserSteps): void {
     const { group, days, reached, best, dayBest } = this;
     const steps = this.query.eventTypes.length;
-    const { entryTimes, entryCount } = user;
-    if (entryCount === 0) return;
+    const { entryTimes, entriesFrom, entriesTo } = user;
+    if (entriesFrom === entriesTo) return;
     this.entrants++;
     let bestDepth = 0;
     let dayBestDepth = 0;
     let day = -1;
     // The first entry's piece by binary search (a walk from the range's first day cost as much as the paths), the next ones' by walking on.
-    let piece = pieceAt(days, entryTimes[0]!);
-    const { starts } = days;
-    for (let e = 0; e < entryCount; e++) {
+    let piece = pieceAt(days, entryTimes[entriesFrom]!);
+    const { starts, buckets } = days;
+    for (let e = entriesFrom; e < entriesTo; ) {
       while (entryTimes[e]! >= starts[piece + 1]!) piece++;
-      const entryDay = days.buckets[piece]!;
-      // A complete path on the day is both winners so far, and ties go to the earliest entry.
-      if (entryDay === day && dayBestDepth === steps) continue;
+      if (buckets[piece] !== day) {
+        if (day >= 0) add(group.byDay[day]!, dayBest, dayBestDepth, steps);
+        day = buckets[piece]!;
+        dayBestDepth = 0;
+      }
       const depth = user.followEntry(e, reached);
+      // Ties go to the earliest entry.
       if (depth > bestDepth) {
         bestDepth = depth;
         for (let k = 0; k < depth; k++) best[k] = reached[k]!;
-      }
-      if (entryDay !== day) {
-        if (day >= 0) add(group.byDay[day]!, dayBest, dayBestDepth, steps);
-        day = entryDay;
-        dayBestDepth = 0;
       }
       if (depth > dayBestDepth) {
         dayBestDepth = depth;
         for (let k = 0; k < depth; k++) dayBest[k] = reached[k]!;
       }
+      const next = dayBestDepth === steps ? starts[piece + 1]! : Math.min(starts[piece + 1]!, user.earliestBeyond(dayBestDepth));
+      for (e++; e < entriesTo && entryTimes[e]! < next; e++);
     }
     add(group.byDay[day]!, dayBest, dayBestDepth, steps);
     add(group.total, best, bestDepth, steps);
   }
 }
 
+/** A step type's column (the build's users' events of the type) and the steps its events are. */
+export interface StepColumn extends TypeColumn {
+  mask: number;
+  first: number;
+}
+
+/**
+ * A share of a funnel's users to tally in a helper thread (funnel-helper.ts): the build's users
+ * of ordinals [fromOrdinal, toOrdinal) in the steps' columns but those stale when it was asked.
+ */
+export interface ColumnsShare {
+  query: TimelineFunnelQuery;
+  days: BucketPieces;
+  columns: StepColumn[];
+  stale: Uint8Array;
+  fromOrdinal: number;
+  toOrdinal: number;
+}
+
+/** What a share's users add to the funnel's counts. */
+export interface ShareTally {
+  entrants: number;
+  group: PlainGroupTimes;
+}
+
+/** Tallies a share of the users in another thread; undefined: not worth one (few users). */
+export interface FunnelHelper {
+  tally(share: ColumnsShare, users: number): Promise<ShareTally> | undefined;
+}
+
 /**
  * The funnel's groups (one, `(none)`, or none without entrants) from the project's timelines,
- * as funnels.ts's `chainedGroups` / `unorderedGroups` give them.
+ * as funnels.ts's `chainedGroups` / `unorderedGroups` give them. With a helper, the second half
+ * of the columns' users is tallied in its thread while this one tallies the rest, from the same
+ * moment: the columns never change, their stale users are those of the start.
  */
-export function timelineFunnel(project: ProjectTimelines | undefined, query: TimelineFunnelQuery): FunnelGroup[] {
+export async function timelineFunnel(project: ProjectTimelines | undefined, query: TimelineFunnelQuery, helper?: FunnelHelper): Promise<FunnelGroup[]> {
+  if (!project) return [];
   const steps = query.eventTypes.length;
   const windowMs = windowMsOf(query);
   const { startMs, endMs } = query.range;
-  const scanEndMs = endMs + windowMs;
-  const masksOfType = Int32Array.from(project?.typeNames ?? [], (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
+  const masksOfType = Int32Array.from(project.typeNames, (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
   const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
   const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
-  const tally = new FunnelTally(query, windowMs);
+  const tally = new FunnelTally(query, bucketPieces(query.timeZone, query.range, 'day'));
   const stepTypes = masksOfType.reduce((found: number[], mask, type) => (mask === 0 ? found : [...found, type]), []);
-  if (!project) return [];
   if (query.mode === 'sequential' || stepTypes.length > MOST_INDEXED_TYPES) {
     for (const timeline of project.users.values()) {
       user.begin();
-      if (user.collectRange(timeline, startMs, scanEndMs, endMs, masksOfType, firstsOfType) > 0) tally.addUser(user);
+      if (user.collectRange(timeline, startMs, endMs + windowMs, endMs, masksOfType, firstsOfType) > 0) tally.addUser(user);
     }
-  } else {
-    // The steps' events only: the build's users from its columns, the others from their runs by type.
-    const columns = project.columns;
-    const stepColumns = columns ? stepTypes.filter((type) => columns.byType[type]) : [];
-    const userAt = new Int32Array(stepColumns.length);
-    for (;;) {
-      // The next user with events of step 1.
-      let ordinal = NO_USER;
-      for (let c = 0; c < stepColumns.length; c++) {
-        const users = columns!.byType[stepColumns[c]!]!.users;
-        if ((masksOfType[stepColumns[c]!]! & 1) !== 0 && userAt[c]! < users.length) ordinal = Math.min(ordinal, users[userAt[c]!]!);
-      }
-      if (ordinal === NO_USER) break;
-      user.begin();
-      for (let c = 0; c < stepColumns.length; c++) {
-        const type = stepColumns[c]!;
-        const { users, starts, times, positions } = columns!.byType[type]!;
-        let at = userAt[c]!;
-        while (at < users.length && users[at]! < ordinal) at++;
-        if (at < users.length && users[at] === ordinal) {
-          user.addRun(times, positions, starts[at]!, starts[at + 1]!, masksOfType[type]!, firstsOfType[type]!);
-          at++;
-        }
-        userAt[c] = at;
-      }
-      if (columns!.stale[ordinal] === 0) addRuns(user, tally, query, scanEndMs);
-    }
-    for (const timeline of project.looseTimelines()) {
-      user.begin();
-      const { types, ends, times, positions } = typeRuns(timeline);
-      for (let r = 0; r < types.length; r++) {
-        if (masksOfType[types[r]!] !== 0) user.addRun(times, positions, r === 0 ? 0 : ends[r - 1]!, ends[r]!, masksOfType[types[r]!]!, firstsOfType[types[r]!]!);
-      }
-      addRuns(user, tally, query, scanEndMs);
-    }
+    return tally.result();
   }
-  return tally.entrants === 0 ? [] : [summarizedGroup(NONE, tally.group)];
+  // The steps' events only: the build's users from its columns, the others from their runs by type.
+  const { columns } = project;
+  const share: ColumnsShare = {
+    query,
+    days: tally.days,
+    columns: columns ? stepTypes.flatMap((type) => (columns.byType[type] ? [{ ...columns.byType[type], mask: masksOfType[type]!, first: firstsOfType[type]! }] : [])) : [],
+    stale: columns ? columns.stale.slice() : new Uint8Array(0),
+    fromOrdinal: 0,
+    toOrdinal: NO_USER,
+  };
+  const [entryUsers] = share.columns.filter((column) => (column.mask & 1) !== 0).map((column) => column.users);
+  const half = entryUsers ? entryUsers[entryUsers.length >>> 1]! : NO_USER;
+  const helped = entryUsers && helper?.tally({ ...share, fromOrdinal: half }, entryUsers.length);
+  tallyColumns({ ...share, toOrdinal: helped ? half : NO_USER }, user, tally);
+  for (const timeline of project.looseTimelines()) {
+    user.begin();
+    const { types, ends, times, positions } = typeRuns(timeline);
+    for (let r = 0; r < types.length; r++) {
+      if (masksOfType[types[r]!] !== 0) user.addRun(times, positions, r === 0 ? 0 : ends[r - 1]!, ends[r]!, masksOfType[types[r]!]!, firstsOfType[types[r]!]!);
+    }
+    addRuns(user, tally, query);
+  }
+  if (helped) {
+    // A helper that failed leaves its share here.
+    const other = await helped.catch(() => tallyShare({ ...share, fromOrdinal: half }));
+    tally.include(other);
+  }
+  return tally.result();
+}
+
+/** A share's users tallied (in a helper thread, or here when it failed). */
+export function tallyShare(share: ColumnsShare): ShareTally {
+  const tally = new FunnelTally(share.query, share.days);
+  tallyColumns(share, new UserSteps(share.query.eventTypes.length, false, windowMsOf(share.query)), tally);
+  return { entrants: tally.entrants, group: plainGroupTimes(tally.group) };
+}
+
+/** The share's users, each with its runs of the steps' types, in order of ordinal. */
+function tallyColumns({ query, columns, stale, fromOrdinal, toOrdinal }: ColumnsShare, user: UserSteps, tally: FunnelTally): void {
+  const userAt = Int32Array.from(columns, ({ users }) => {
+    let at = 0;
+    while (at < users.length && users[at]! < fromOrdinal) at++;
+    return at;
+  });
+  for (;;) {
+    // The next user with events of step 1.
+    let ordinal = toOrdinal;
+    for (let c = 0; c < columns.length; c++) {
+      const { users, mask } = columns[c]!;
+      if ((mask & 1) !== 0 && userAt[c]! < users.length) ordinal = Math.min(ordinal, users[userAt[c]!]!);
+    }
+    if (ordinal === toOrdinal) return;
+    user.begin();
+    for (let c = 0; c < columns.length; c++) {
+      const { users, starts, times, positions, mask, first } = columns[c]!;
+      let at = userAt[c]!;
+      while (at < users.length && users[at]! < ordinal) at++;
+      if (at < users.length && users[at] === ordinal) {
+        user.addRun(times, positions, starts[at]!, starts[at + 1]!, mask, first);
+        at++;
+      }
+      userAt[c] = at;
+    }
+    if (stale[ordinal] === 0) addRuns(user, tally, query);
+  }
 }
 
 /** A user's runs of the steps' types added to `user`: ordered funnels follow them as they are, unordered ones merge them. */
-function addRuns(user: UserSteps, tally: FunnelTally, query: TimelineFunnelQuery, scanEndMs: number): void {
+function addRuns(user: UserSteps, tally: FunnelTally, query: TimelineFunnelQuery): void {
   const { startMs, endMs } = query.range;
   if (query.mode === 'ordered') {
     user.entriesOfRuns(startMs, endMs);
     tally.addEntries(user);
-  } else if (user.collectRuns(startMs, scanEndMs, endMs) > 0) tally.addUser(user);
+  } else if (user.collectRuns(startMs, endMs + windowMsOf(query), endMs) > 0) tally.addUser(user);
 }
