@@ -11,7 +11,7 @@ import { Tenancy, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
-                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice N]
+                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice idle|N]
                      [--materialize-property NAME ...]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
@@ -39,9 +39,11 @@ streaming and replays in PostgreSQL, which several server processes can share.
 (its HTTP URL, e.g. http://127.0.0.1:8123; database --clickhouse-database, default "default",
 created with its tables when missing) and needs --postgres-url for every other entity; the
 data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.
-The engine runs in a child process, --engine-nice (0-19, default 10) lower in priority than
-the server's, so that its loads and queries do not stall the answers to HTTP requests; 0
-gives it an equal share of the CPU.
+The engine runs in a child process at a lower priority than the server's, so that its loads
+and queries do not stall the answers to HTTP requests: --engine-nice idle (the default) runs it
+on the CPU time the server leaves (Linux's SCHED_IDLE; a server that keeps every CPU busy
+holds the engine's loads and queries until it does not), a niceness (1-19) gives it a share
+of a busy machine, and 0 an equal one.
 --materialize-property (repeatable) has the DuckDB engine keep that event property in a column
 of its own from the start, as it does for the properties reporting groups by or filters on
 from their first query.
@@ -193,8 +195,8 @@ export async function main(argv: string[]): Promise<void> {
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;
   if (engine !== 'duckdb' && engine !== 'clickhouse') throw new Error('--engine is duckdb or clickhouse');
-  const engineNice = values['engine-nice'] === undefined ? undefined : Number(values['engine-nice']);
-  if (engineNice !== undefined && !(Number.isInteger(engineNice) && engineNice >= 0 && engineNice <= 19)) throw new Error('--engine-nice is a whole number from 0 to 19');
+  const engineNice = values['engine-nice'] === undefined || values['engine-nice'] === 'idle' ? values['engine-nice'] : Number(values['engine-nice']);
+  if (typeof engineNice === 'number' && !(Number.isInteger(engineNice) && engineNice >= 0 && engineNice <= 19)) throw new Error('--engine-nice is idle or a whole number from 0 to 19');
 
   const fresh = new Tenancy(sharedDir);
   const demo = fresh.isEmpty() ? createDemo(fresh, sharedDir) : undefined;

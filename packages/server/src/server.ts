@@ -37,6 +37,7 @@ import { ClickHouseDialect } from './reporting/query/clickhouse-dialect.js';
 import { DuckDbDialect } from './reporting/query/duckdb-dialect.js';
 import { type EngineConfig, type OpenedEngine, openEngine } from './store/open-engine.js';
 import { openEngineProcess } from './store/worker/engine-process.js';
+import type { Lowering } from './store/worker/rpc.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { Tenancy } from './tenancy.js';
@@ -54,10 +55,11 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 2_048,
 };
 
-// The engine process's niceness over the server's. In the reporting benchmark's stall phase
-// 0, 5, 10 and 19 were within the machine's noise of each other; 10 gives the HTTP process
-// most of a CPU both want, and the engine the CPU that the HTTP process leaves idle.
-export const ENGINE_NICE = 10;
+// The engine process's priority below the server's: idle, the CPU time the server leaves. A
+// niceness (10) still took the server's CPU for 3-6 ms at each of its wake-ups (Linux lets a
+// running thread finish its slice), and the reporting benchmark's event loop stalled 25-50 ms
+// while queries ran and ingestion continued; idle, 23 ms at most.
+export const ENGINE_NICE: Lowering = 'idle';
 
 export interface ServerConfig {
   /** This process's own files: the journal (and DuckDB's database). */
@@ -122,8 +124,8 @@ export interface ServerConfig {
    * do not hold the HTTP thread; or this thread (`main`, to compare).
    */
   engineIn?: 'process' | 'main';
-  /** How much lower than this process's the engine process's priority is (niceness added, 0-19). */
-  engineNice?: number;
+  /** How much lower than this process's the engine process's priority is (niceness added, 0-19, or `idle`). */
+  engineNice?: Lowering;
   /**
    * Event properties the DuckDB engine materializes in columns from the start (it materializes
    * those reporting queries group by or filter on anyway, from their first query).

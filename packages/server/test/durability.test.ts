@@ -10,7 +10,7 @@ import { freePort } from '@svc/mock';
 import { afterAll, expect, test } from 'vitest';
 import { startServer } from '../src/server.js';
 import { Tenancy } from '../src/tenancy.js';
-import { testEngine, waitForPort } from './support/harness.js';
+import { TEST_PRIORITY, testEngine, waitForPort } from './support/harness.js';
 
 const bin = fileURLToPath(new URL('../bin/svc-server.mjs', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-durability-'));
@@ -19,6 +19,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const engine = await testEngine();
 /** The engine as the CLI's options. */
 const engineArgs = [
+  '--engine-nice',
+  String(TEST_PRIORITY.engineNice),
   ...(engine.engine ? ['--engine', engine.engine] : []),
   ...(engine.clickhouseUrl ? ['--clickhouse-url', engine.clickhouseUrl] : []),
   ...(engine.clickhouseDatabase ? ['--clickhouse-database', engine.clickhouseDatabase] : []),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { openEngineProcess } from '../src/store/worker/engine-process.js';
-import { type MethodKinds, remote, startProcess } from '../src/store/worker/rpc.js';
+import { type Lowering, type MethodKinds, remote, startProcess } from '../src/store/worker/rpc.js';
 
 interface Target {
   refuse(): Promise<void>;
@@ -19,7 +19,7 @@ interface Target {
 const KINDS: MethodKinds<Target> = { refuse: 'call', chunks: 'stream', production: 'call', pid: 'call', die: 'call' };
 
 const logged: string[] = [];
-const started = async (nice = 0) => {
+const started = async (nice: Lowering = 0) => {
   const child = await startProcess({ entry: new URL('./support/rpc-child.ts', import.meta.url), data: undefined, nice }, (message) => logged.push(message));
   return { ...child, target: remote<Target>(child.client, 'target', KINDS) };
 };
@@ -70,9 +70,12 @@ test('a process that dies fails the pending and the later calls, and is logged',
   }
 });
 
-/** The niceness of each thread of process `pid` (field 19 of its stat, after the command's parenthesis). */
-const nicenessOfThreads = (pid: number) =>
-  readdirSync(`/proc/${pid}/task`).map((thread) => Number(readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]));
+/** Field `n` (1-based) of each thread's stat of process `pid`, after the command's parenthesis (field 2). */
+const threadsField = (pid: number, n: number) =>
+  readdirSync(`/proc/${pid}/task`).map((thread) => Number(readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8').split(') ')[1]!.split(' ')[n - 3]));
+/** The niceness of each thread of process `pid`. */
+const nicenessOfThreads = (pid: number) => threadsField(pid, 19);
+const SCHED_IDLE = 5;
 
 test.runIf(process.platform === 'linux')('every thread of the child runs `nice` lower than this process', async () => {
   const { target, terminate } = await started(5);
@@ -85,21 +88,27 @@ test.runIf(process.platform === 'linux')('every thread of the child runs `nice` 
   }
 });
 
-/** A process's autogroup niceness (`/autogroup-<n> nice <value>`), undefined where the kernel has none. */
-const groupNiceness = (pid: number | 'self') => {
+test.runIf(process.platform === 'linux')('idle: every thread of the child runs under SCHED_IDLE', async () => {
+  const { target, terminate } = await started('idle');
   try {
-    return Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'))![1]);
-  } catch {
-    return undefined;
+    const policies = threadsField(await target.pid(), 41);
+    expect(policies.length).toBeGreaterThan(1);
+    expect(new Set(policies)).toEqual(new Set([SCHED_IDLE]));
+  } finally {
+    await terminate();
   }
-};
+});
 
-// The child is detached (a session of its own): under autogroup its threads' niceness would
-// only rank them among themselves, and its group would share the CPUs equally with the server's.
-test.runIf(groupNiceness('self') !== undefined)("the child's session group runs `nice` lower than this process's", async () => {
+// Under Linux's autogroup, a session of its own would share the CPUs equally with this process's,
+// whatever its threads' niceness: the engine's threads took a CPU from the server's for 40 ms and more.
+test.runIf(process.platform === 'linux')("the child is in this process's session; a Ctrl-C (SIGINT) leaves it to this process to end", async () => {
   const { target, terminate } = await started(5);
   try {
-    expect(groupNiceness(await target.pid())).toBe(Math.min(19, groupNiceness('self')! + 5));
+    const pid = await target.pid();
+    expect(threadsField(pid, 6)[0]).toBe(threadsField(process.pid, 6)[0]);
+    process.kill(pid, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await target.pid()).toBe(pid);
   } finally {
     await terminate();
   }

@@ -13,20 +13,21 @@
 // the cost budget); --keep DIR keeps the loaded data directory (the ClickHouse copy in
 // DIR/clickhouse) and reuses it next time. The stall phase ingests into a throwaway copy of
 // each engine's data, so a kept dataset stays as loaded.
-//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice N] [--clients-nice N]
+//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice idle|N] [--clients-nice idle|N]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
 // measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
 // (--stall-flags="--cpu-prof --trace-gc"); --engine-nice sets the server's engineNice (the
-// engine process's priority below the server's); --clients-nice lowers the priority of the stall
-// phase's ingestion client (0 by default: it takes the server's CPUs as a client on the same
-// machine does; a server's clients usually run elsewhere).
+// engine process's priority below the server's: idle or a niceness); --clients-nice sets the
+// priority of the stall phase's ingestion client, a process of its own: idle by default
+// (SCHED_IDLE, as if it ran on another machine, as a server's clients usually do: it gets the
+// CPU time the server leaves), or a niceness (0: it takes the server's CPUs as a client on
+// the same machine does).
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fork } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
@@ -48,12 +49,14 @@ const { values } = parseArgs({
     'stall-only': { type: 'boolean', default: false },
     'stall-flags': { type: 'string', default: '' },
     'engine-nice': { type: 'string' },
-    'clients-nice': { type: 'string', default: '0' },
+    'clients-nice': { type: 'string', default: 'idle' },
   },
 });
 if (!['duckdb', 'clickhouse', 'both'].includes(values.engine)) throw new Error('--engine is duckdb, clickhouse or both');
 const ENGINES = values.engine === 'both' ? ['duckdb', 'clickhouse'] : [values.engine];
-const engineNice = values['engine-nice'] === undefined ? {} : { engineNice: Number(values['engine-nice']) };
+/** A priority option's value: idle, or a niceness. */
+const lowering = (value) => (value === 'idle' ? value : Number(value));
+const engineNice = values['engine-nice'] === undefined ? {} : { engineNice: lowering(values['engine-nice']) };
 const EVENTS = Number(values.events);
 const USERS = Number(values.users);
 const RUNS = Number(values.runs);
@@ -404,27 +407,9 @@ async function watchStalls(engine, config) {
   const live = scratchTenancy.projects.find((p) => p.name === 'Live') ?? scratchTenancy.createProject(project.org_id, 'Live');
   const stallServer = fork(fileURLToPath(new URL('./stall-server.mjs', import.meta.url)), [JSON.stringify({ ...config, ...engineNice })], { execArgv: [...serverFlags(), ...values['stall-flags'].split(/\s+/).filter(Boolean)] });
   const { urls } = await new Promise((resolve) => stallServer.once('message', resolve));
-  // The ingestion client runs in a worker thread: building and sending batches stays off this
-  // process's event loop, which drives the queries.
-  const ingestClient = new Worker(
-    `const { parentPort, workerData } = require('node:worker_threads');
-    // This thread only (Linux's niceness is per thread).
-    require('node:os').setPriority(workerData.nice);
-    let ingesting = true;
-    parentPort.once('message', () => (ingesting = false));
-    (async () => {
-      let batches = 0;
-      let accepted = 0;
-      for (; ingesting; batches++) {
-        const events = Array.from({ length: 500 }, (_, i) => ({ event_type: 'Live', user_id: 'live-' + i, insert_id: workerData.run + '-' + batches + '-' + i }));
-        const answer = await fetch(workerData.url + '/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: workerData.apiKey, events }) });
-        if (answer.ok) accepted++;
-        await answer.arrayBuffer();
-      }
-      parentPort.postMessage({ batches, accepted });
-    })();`,
-    { eval: true, workerData: { url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}`, nice: Number(values['clients-nice']) } },
-  );
+  const clientsNice = lowering(values['clients-nice']);
+  const [launcher, ...lowered] = clientsNice === 'idle' ? ['chrt', '--idle', '0'] : ['nice', '-n', String(clientsNice)];
+  const ingestClient = spawn(launcher, [...lowered, process.execPath, fileURLToPath(new URL('./ingest-client.mjs', import.meta.url)), JSON.stringify({ url: urls.ingest, apiKey: live.api_key, run: `live-${Date.now()}` })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   stallServer.send('watch');
   // When each query ran, in seconds from the start of the watch: to tell which one a stall met.
   const watched = performance.now();
@@ -436,16 +421,15 @@ async function watchStalls(engine, config) {
     queried.push(`${name} ${from}-${seconds()}`);
   }
   const ingested = new Promise((resolve) => ingestClient.once('message', resolve));
-  ingestClient.postMessage('stop');
+  ingestClient.send('stop');
   const { batches, accepted } = await ingested;
-  await ingestClient.terminate();
   const report = new Promise((resolve) => stallServer.once('message', resolve));
   // The server closes after its report: its data may only be removed once it has exited.
   const exited = new Promise((resolve) => stallServer.once('exit', resolve));
   stallServer.send('report');
   const { maxMs, p99Ms, stalls, ownMaxMs, longest, longestOwn, heapMb } = await report;
   await exited;
-  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted; the client at niceness ${values['clients-nice']}): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
+  console.log(`\n${engine}: event loop of the server process during the queries, with ${batches} ingestion batches of 500 in between (${accepted} accepted; the client ${clientsNice === 'idle' ? 'idle' : `at niceness ${clientsNice}`}): max stall ${maxMs.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms; heap ${heapMb.toFixed(0)} MB`);
   const described = (list) => list.map((stall) => `${stall.ms.toFixed(0)} at ${stall.atS.toFixed(2)} s: ${stall.gcMs.toFixed(0)} / ${stall.ranMs.toFixed(0)} / ${stall.waitMs.toFixed(0)} / ${Math.max(0, stall.ms - stall.ranMs - stall.waitMs).toFixed(0)} (${stall.stealMs} stolen, ${stall.majorFaults} faults)`).join(', ') || 'none';
   console.log(`stalls over 20 ms: ${stalls}; longest without the waits for a CPU: ${ownMaxMs.toFixed(0)} ms\n(ms at s from the start: GC / running / waiting for a CPU / blocked (the machine's CPU time stolen meanwhile, over all CPUs; the thread's major page faults)) longest: ${described(longest)}; longest without the waits: ${described(longestOwn)}\nqueries (s from the start): ${queried.join(', ')}`);
 }

@@ -1,5 +1,6 @@
 // Runs the reference server the way a user does (`svc-server start` on a fresh data
-// directory) and reads the demo project's keys from what it prints.
+// directory) and reads the demo project's keys from what it prints. Its engine runs at the
+// tests' priority (--engine-nice 0): on CI's 2 cores, busy with other tests, an idle engine waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -19,7 +20,7 @@ const serverBin = () => join(dirname(createRequire(import.meta.url).resolve('@sv
 
 export async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-fuzz-'));
-  const child = spawn(process.execPath, ['--max-semi-space-size=16', serverBin(), 'start', '--data-dir', dataDir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=16', serverBin(), 'start', '--data-dir', dataDir, '--port', '0', '--engine-nice', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   const printed = await new Promise<string>((resolve, reject) => {

@@ -108,8 +108,8 @@ async function freshPostgresDatabase(serverUrl: string): Promise<string> {
 
 /**
  * A test server's engine process runs at the tests' priority: on CI's 2 cores, busy with the
- * other test files, an engine 10 lower (its session group too) took longer than a test's 30 s
- * to load 30,000 events. process-rpc.test.ts tests the priority itself.
+ * other test files, a lowered engine (niceness 10, its session group too) took longer than a
+ * test's 30 s to load 30,000 events. process-rpc.test.ts tests the priority itself.
  */
 export const TEST_PRIORITY = { engineNice: 0 } satisfies Partial<ServerConfig>;
 

@@ -9,7 +9,7 @@
 import { extname } from 'node:path';
 import type { EngineConfig, OpenedEngine, ServerEngine } from '../open-engine.js';
 import { RestartingProcess } from './restarting-process.js';
-import { type MethodKinds, remote, remoteSession } from './rpc.js';
+import { type Lowering, type MethodKinds, remote, remoteSession } from './rpc.js';
 
 /** The engine's methods and how each crosses; `query` and `close` are built on them below. */
 const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>> = {
@@ -70,7 +70,7 @@ export async function killEngineProcess(engine: object): Promise<void> {
  * Opens the engine in a child process `nice` lower in priority than this one, which is
  * started again (the engine opened again) when it dies.
  */
-export async function openEngineProcess(config: EngineConfig, nice: number, log: (message: string) => void): Promise<OpenedEngine> {
+export async function openEngineProcess(config: EngineConfig, nice: Lowering, log: (message: string) => void): Promise<OpenedEngine> {
   const client = await RestartingProcess.start({ entry: CHILD_ENTRY, data: config, nice }, (message) => log(`storage engine: ${message}`));
   const methods = remote<Omit<ServerEngine, 'sql' | 'query' | 'close'>>(client, 'engine', ENGINE_METHODS);
   const engine: ServerEngine = {

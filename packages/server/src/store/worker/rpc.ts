@@ -3,8 +3,8 @@
 // for the next one, so a result is never buffered whole and a consumer that stops stops the
 // producer); a SqlSession transaction holds the other process's session while its callback runs
 // here. Errors cross with their name, message, stack and primitive fields (a refusal's `code`).
-import { fork } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fork, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { SqlSession } from '../types.js';
@@ -176,12 +176,17 @@ export function remoteSession(client: Caller, target: string): SqlSession {
   };
 }
 
+/**
+ * How much lower than its parent's a child's priority is: a niceness added (0-19), or `idle`,
+ * Linux's SCHED_IDLE (its threads run on CPU time no other thread wants, and give it up at once).
+ */
+export type Lowering = number | 'idle';
+
 /** What a child process is started with: its module, which calls `serveProcess`, and that module's data. */
 export interface Launch {
   entry: URL;
   data: unknown;
-  /** How much lower than this process's the child's priority is (its niceness added). */
-  nice: number;
+  nice: Lowering;
 }
 
 /** A child process whose module `serve`s, once it is ready. */
@@ -203,9 +208,9 @@ export interface ServingProcess {
  */
 export async function startProcess(launch: Launch, log: (message: string) => void): Promise<ServingProcess> {
   // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
-  // Detached (a process group of its own): a terminal's Ctrl-C reaches the server, which ends
-  // the engine after closing it, and not the engine in the middle of the server's close.
-  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', detached: true });
+  // Not detached: in this process's session, where Linux's autogroup ranks its threads with
+  // this process's by niceness (a session of its own would share the CPUs with this one).
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced' });
   const port: Port = {
     // A send that fails finds the channel closed: the exit that follows fails the call.
     postMessage: (message) => child.send(message as object, () => undefined),
@@ -266,6 +271,9 @@ export function serveProcess(open: (data: unknown) => Promise<Map<string, object
   const port: Port = { postMessage: (message) => process.send!(message), on: (event, listener) => process.on(event, listener) };
   // The parent ended or was killed: there is no one left to answer.
   process.once('disconnect', () => process.exit(0));
+  // A terminal's Ctrl-C reaches the whole process group: the parent ends this process after
+  // closing what it serves, not in the middle of its close.
+  process.on('SIGINT', () => undefined);
   process.once('message', ({ data, nice }: Omit<Launch, 'entry'>) => {
     lowerPriority(nice);
     void serve(port, () => open(data));
@@ -273,30 +281,15 @@ export function serveProcess(open: (data: unknown) => Promise<Map<string, object
 }
 
 /**
- * Linux keeps a niceness per thread (`setPriority(pid)` sets the main thread's only) and a new
- * thread takes its creator's: every thread now, so that those started later (DuckDB's, libuv's)
- * run at it too. Where the kernel groups processes by session (autogroup), the child, detached
- * in a session of its own, also lowers its group's: niceness only ranks threads within a group,
- * and the groups share the CPUs equally, so the engine's threads would otherwise take a CPU
- * from the server's thread for 100 ms and more.
+ * Linux keeps a niceness and a scheduling policy per thread (`setPriority(pid)` sets the main
+ * thread's only) and a new thread takes its creator's: every thread now, so that those started
+ * later (DuckDB's, libuv's) run at it too. SCHED_IDLE is set with util-linux's `chrt` (Node has
+ * no call for it); without it, the lowest niceness is as close as it gets.
  */
-function lowerPriority(nice: number): void {
+function lowerPriority(nice: Lowering): void {
+  if (nice === 'idle' && process.platform === 'linux' && spawnSync('chrt', ['--idle', '--all-tasks', '--pid', '0', String(process.pid)]).status === 0) return;
   const threads = process.platform === 'linux' ? readdirSync('/proc/self/task').map(Number) : [process.pid];
-  for (const thread of threads) setPriority(thread, Math.min(19, getPriority(thread) + nice));
-  if (process.platform === 'linux' && nice > 0) lowerSessionGroup(nice);
-}
-
-/**
- * The group's niceness goes `nice` below the parent's group's (`/autogroup-<n> nice <value>`).
- * Without autogroup (disabled, or an older kernel) the files are missing or refuse the write.
- */
-function lowerSessionGroup(nice: number): void {
-  try {
-    const parentNice = Number(/ nice (-?\d+)/.exec(readFileSync(`/proc/${process.ppid}/autogroup`, 'utf8'))?.[1] ?? 0);
-    writeFileSync('/proc/self/autogroup', String(Math.min(19, parentNice + nice)));
-  } catch {
-    // Threads' niceness is all there is to lower.
-  }
+  for (const thread of threads) setPriority(thread, nice === 'idle' ? 19 : Math.min(19, getPriority(thread) + nice));
 }
 
 type Callable = Record<string, (...args: unknown[]) => unknown>;
