@@ -41,7 +41,7 @@ test('a process that dies is started again: the pending call fails, later calls 
     let read = 0;
     for await (const chunk of target.chunks(3)) read += chunk.length;
     expect(read).toBe(6);
-    expect(logged).toContain('the process exited (code 1)');
+    expect(logged.join('\n')).toMatch(/the process exited \(code 1\): Error: the process died on purpose/);
     expect(waits(logged)).toEqual(['starting a new process in 300 ms']);
     expect(logged).toContain('the new process serves');
   } finally {

@@ -42,6 +42,11 @@ type RequestBody = WithoutId<Request>;
 export type Response = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
 export type Startup = { ready: true } | { ready: false; error: SerializedError };
 
+/** The child's last message before an error nothing caught ends it. */
+interface Fatal {
+  fatal: SerializedError;
+}
+
 export function serializeError(thrown: unknown): SerializedError {
   if (!(thrown instanceof Error)) return { name: 'Error', message: String(thrown), fields: [] };
   const fields = Object.entries(thrown).filter((entry): entry is [string, string | number | boolean | null] => entry[1] === null || ['string', 'number', 'boolean'].includes(typeof entry[1]));
@@ -220,7 +225,12 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
   const client = new RpcClient(port);
   let ending = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const how = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited (code ${code})`);
+  // The error that ended the child, when it could say (its stderr may go nowhere).
+  let fatal: Error | undefined;
+  child.on('message', (message: Partial<Fatal>) => {
+    if (message.fatal) fatal = deserializeError(message.fatal);
+  });
+  const how = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited (code ${code})${fatal ? `: ${fatal.stack ?? fatal.message}` : ''}`);
   const started = new Promise<void>((ready, failed) => {
     child.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
     child.once('exit', (code, signal) => failed(new Error(`The process ${how(code, signal)} while starting`)));
@@ -233,7 +243,8 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
     died();
     client.fail(new Error(`The process failed: ${error.message}`));
   });
-  child.on('exit', (code, signal) => {
+  // On 'close', after the channel's last messages (the fatal error) were read.
+  child.on('close', (code, signal) => {
     if (!ending) {
       log(`the process ${how(code, signal)}`);
       died();
@@ -274,6 +285,11 @@ export function serveProcess(open: (data: unknown) => Promise<Map<string, object
   // A terminal's Ctrl-C reaches the whole process group: the parent ends this process after
   // closing what it serves, not in the middle of its close.
   process.on('SIGINT', () => undefined);
+  // An error nothing caught ends the process as Node would, once the parent has it to log.
+  process.on('uncaughtException', (error) => {
+    process.send!({ fatal: serializeError(error) } satisfies Fatal, () => process.exit(1));
+    setTimeout(() => process.exit(1), 1_000);
+  });
   process.once('message', ({ data, nice }: Omit<Launch, 'entry'>) => {
     lowerPriority(nice);
     void serve(port, () => open(data));
