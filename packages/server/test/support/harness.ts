@@ -109,7 +109,8 @@ async function freshPostgresDatabase(serverUrl: string): Promise<string> {
 /**
  * A test server's engine process runs at the tests' priority: on CI's 2 cores, busy with the
  * other test files, a lowered engine (niceness 10, its session group too) took longer than a
- * test's 30 s to load 30,000 events. process-rpc.test.ts tests the priority itself.
+ * test's 30 s to load 30,000 events, and an idle one (the default) would wait longer still.
+ * process-rpc.test.ts tests the priority itself.
  */
 export const TEST_PRIORITY = { engineNice: 0 } satisfies Partial<ServerConfig>;
 

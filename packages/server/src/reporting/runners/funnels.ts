@@ -55,22 +55,22 @@ class TimeList {
   length = 0;
 
   push(value: number): void {
-    if (this.length === this.values.length) {
-      const grown = new Float64Array(Math.max(16, this.length * 2));
-      grown.set(this.values);
-      this.values = grown;
-    }
+    this.reserve(1);
     this.values[this.length++] = value;
   }
 
   append(values: Float64Array): void {
-    if (this.length + values.length > this.values.length) {
-      const grown = new Float64Array(Math.max(16, 2 * (this.length + values.length)));
-      grown.set(this.counted());
-      this.values = grown;
-    }
+    this.reserve(values.length);
     this.values.set(values, this.length);
     this.length += values.length;
+  }
+
+  /** Room for `count` more times (doubling). */
+  private reserve(count: number): void {
+    if (this.length + count <= this.values.length) return;
+    const grown = new Float64Array(Math.max(16, 2 * (this.length + count)));
+    grown.set(this.counted());
+    this.values = grown;
   }
 
   /** The times counted, in place: a median reorders them. */

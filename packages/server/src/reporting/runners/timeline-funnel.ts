@@ -1,8 +1,9 @@
 // Plain funnels over the engine's per-user timelines (store/timelines.ts), in the engine's
-// thread (half of a large funnel's users in a helper thread, funnel-helper.ts): the same answers as the SQL of runners/funnels.ts (SEMANTICS.md, `/api/2/funnels`)
-// in one pass over each user's events in the scanned range, [start, end + window): but for
-// sequential funnels and steps of many types, over the steps' events only (the project's
-// columns, changed users' runs by type). Events count in the SQL's order: by time, then the
+// thread (half of a large funnel's users in a helper thread, funnel-helper.ts): the same
+// answers as the SQL of runners/funnels.ts (SEMANTICS.md, `/api/2/funnels`) in one pass over
+// each user's events in the scanned range, [start, end + window): but for sequential funnels
+// and steps of many types, over the steps' events only (the project's columns, changed users'
+// runs by type). Events count in the SQL's order: by time, then the
 // first step they match, then ingestion.
 import { bestPath } from '../funnel-paths.js';
 import { matchesEventType, NONE } from '../query/model.js';
