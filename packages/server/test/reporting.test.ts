@@ -43,6 +43,7 @@ test('every operation answers from the stored events', async () => {
   ]);
   const funnel = await get(`/api/2/funnels?${range}&e=${json({ event_type: 'Play' })}&e=${json({ event_type: 'Buy' })}`);
   expect(funnel.body.data[0]).toMatchObject({ events: ['Play', 'Buy'], cumulativeRaw: [2, 1], medianTransTimes: [7_200_000, 7_200_000] });
+  expect(funnel.body.data[0].dayFunnels).toMatchObject({ xValues: ['2026-11-02', '2026-11-03'], formattedXValues: ['Nov 02', 'Nov 03'] });
   // user-0001's latest active event (Buy) has no country.
   expect((await get(`/api/2/composition?${range}&p=country`)).body.data).toMatchObject({ xValues: ['(none)', 'France'], series: [[1, 1]] });
   expect((await get('/api/2/events/list')).status).toBe(200);

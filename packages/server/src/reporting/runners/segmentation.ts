@@ -39,6 +39,17 @@ function combine(a: Counts, b: Counts, op: (x: number, y: number) => number, den
 }
 const divide = (x: number, y: number) => (y === 0 ? 0 : x / y);
 
+/** Each value averaged with the `averaged - 1` before it (fewer at the start); plain loops, as `alignSeries`. */
+function rollingAverage(values: number[], averaged: number): number[] {
+  const result = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    let sum = 0;
+    for (let j = Math.max(0, i - averaged + 1); j <= i; j++) sum += values[j]!;
+    result[i] = sum / Math.min(averaged, i + 1);
+  }
+  return result;
+}
+
 export async function segmentation(ctx: RunnerContext, query: SegmentationQuery): Promise<SeriesResult> {
   if (query.metric === 'histogram') return histogram(ctx, query);
   const xValues = bucketLabels(query.range, query.interval);
@@ -91,7 +102,7 @@ export async function segmentation(ctx: RunnerContext, query: SegmentationQuery)
   const finish = (values: Counts, eventIndex: number, grouped: boolean): Series[] =>
     alignSeries(extendedLabels, values.perBucket, values.collapsed, { eventIndex, segmentIndex: 0, limit: query.limit, grouped }).map((series) => ({
       ...series,
-      values: series.values.map((_, i) => series.values.slice(Math.max(0, i - averaged + 1), i + 1).reduce((a, b) => a + b, 0) / Math.min(averaged, i + 1)).slice(extendedLabels.length - xValues.length),
+      values: rollingAverage(series.values, averaged).slice(extendedLabels.length - xValues.length),
     }));
 
   if (query.metric === 'formula') {
