@@ -142,7 +142,7 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     clickhouseUrl: config.clickhouseUrl,
     clickhouseDatabase: config.clickhouseDatabase,
   };
-  return config.engineIn === 'main' ? openEngine(engineConfig) : openEngineProcess(engineConfig, config.engineNice ?? ENGINE_NICE, log);
+  return config.engineIn === 'main' ? openEngine(engineConfig, (message) => log(`storage engine: ${message}`)) : openEngineProcess(engineConfig, config.engineNice ?? ENGINE_NICE, log);
 }
 
 /**

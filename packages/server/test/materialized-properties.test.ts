@@ -2,11 +2,11 @@
 // event property notes it, the engine fills a column with its text in the background, and from
 // then on the dialect reads the column. The answers are the same as from the JSON for every
 // kind of value and property name; events loaded after, a deletion scrub, a restart and a fill
-// a crash interrupted keep them so.
+// a crash interrupted keep them so. A fill that fails is logged and tried again.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { duckDbDialectOf } from '../src/reporting/handlers.js';
 import { DuckDbDialect, eventPropertyText } from '../src/reporting/query/duckdb-dialect.js';
 import type { Condition } from '../src/reporting/query/model.js';
@@ -210,4 +210,21 @@ test('at most 64 properties are materialized (property names are user data)', as
   await many.propertiesMaterialized();
   expect(await many.query('SELECT count(*) AS n FROM materialized_properties')).toEqual([{ n: 64 }]);
   await many.close();
+});
+
+test('a fill that fails is logged and tried again a second later, without a query asking again', async () => {
+  const logged: string[] = [];
+  const failing = await DuckDbEngine.open(mkdtempSync(join(dataDir, 'failing-')), (message) => logged.push(message));
+  try {
+    // The column its first property gets is taken: the fill fails.
+    await failing.sql.run('ALTER TABLE events ADD COLUMN mp_1 VARCHAR');
+    await failing.materializeEventProperties(['genre']);
+    await vi.waitFor(() => expect(logged).toHaveLength(1));
+    expect(logged[0]).toMatch(/^materializing the event property "genre" failed, tried again in 1 s; queries read it from the events' properties meanwhile, slower: .*mp_1/s);
+    await failing.sql.run('ALTER TABLE events DROP COLUMN mp_1');
+    await vi.waitFor(async () => expect(await failing.query('SELECT name, ready FROM materialized_properties')).toEqual([{ name: 'genre', ready: true }]), { timeout: 5_000, interval: 100 });
+    expect(logged).toHaveLength(1);
+  } finally {
+    await failing.close();
+  }
 });

@@ -13,10 +13,11 @@ interface Target {
   refuse(): Promise<void>;
   chunks(count: number): AsyncIterable<number[]>;
   production(): Promise<{ produced: number; finished: boolean }>;
+  say(line: string): Promise<void>;
   pid(): Promise<number>;
   die(): Promise<void>;
 }
-const KINDS: MethodKinds<Target> = { refuse: 'call', chunks: 'stream', production: 'call', pid: 'call', die: 'call' };
+const KINDS: MethodKinds<Target> = { refuse: 'call', chunks: 'stream', production: 'call', say: 'call', pid: 'call', die: 'call' };
 
 const logged: string[] = [];
 const started = async (nice: Lowering = 0) => {
@@ -54,6 +55,17 @@ test('a stream is produced as it is consumed, and a consumer that stops stops th
     let all = 0;
     for await (const chunk of target.chunks(5)) all += chunk.length;
     expect(all).toBe(10);
+  } finally {
+    await terminate();
+  }
+});
+
+test("the child's log lines reach the parent's log, those written while it opens too", async () => {
+  logged.length = 0;
+  const { target, terminate } = await started();
+  try {
+    await target.say('a line of the child');
+    expect(logged).toEqual(['opening', 'a line of the child']);
   } finally {
     await terminate();
   }

@@ -386,7 +386,7 @@ describe('a funnel thread', () => {
     for (let svcId = 1; svcId <= 3150; svcId += 21) for (const time of events().slice(0, 4)) built.append(svcId, time, types[Math.floor(random() * 3)]!, ++seq);
     return built;
   })();
-  const thread = new FunnelThread(0);
+  const thread = new FunnelThread((message) => expect.unreachable(message), 0);
   afterAll(() => thread.close());
 
   test.each([
@@ -409,8 +409,19 @@ describe('a funnel thread', () => {
     expect(await timelineFunnel(project, query, failing)).toEqual(await timelineFunnel(project, query));
   });
 
+  test('a share the thread fails is refused and logged', async () => {
+    const logged: string[] = [];
+    const failing = new FunnelThread((message) => logged.push(message), 0);
+    try {
+      await expect(failing.tally({} as ColumnsShare, 1)).rejects.toThrow(/^funnel thread: TypeError/);
+      expect(logged).toEqual([expect.stringMatching(/^the funnel thread failed a share of a funnel's users, tallied by the engine's thread instead: funnel thread: TypeError: .*\n +at /s)]);
+    } finally {
+      await failing.close();
+    }
+  });
+
   test('funnels with fewer entering users than its threshold stay in one thread', () => {
-    expect(new FunnelThread(10).tally({} as ColumnsShare, 9)).toBeUndefined();
+    expect(new FunnelThread(() => undefined, 10).tally({} as ColumnsShare, 9)).toBeUndefined();
   });
 });
 

@@ -126,33 +126,52 @@ interface PropertyColumn {
 
 type Row = Record<string, unknown>;
 
-/** Work done in the background a round at a time while some is due: one run at a time, a failed round ends it. */
+/** After a failed run, the work is tried again this much later, doubled for each failure in a row up to the most. */
+const RETRY_FIRST_MS = 1_000;
+const RETRY_MOST_MS = 3_600_000;
+
+/**
+ * Work done in the background a round at a time while some is due: one run at a time. A failed
+ * round ends the run; `failed` is told (for the operator's log) and the work is tried again
+ * after a wait that grows with each failure in a row, starts asked for meanwhile wait with it.
+ */
 class BackgroundRounds {
   private running?: Promise<void>;
+  private retryMs = 0;
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly due: () => boolean,
     private readonly round: () => Promise<void>,
+    private readonly failed: (error: Error, retryInMs: number) => void,
   ) {}
 
-  /** Starts a run unless one is on; resolves when it ends. */
-  start(): Promise<void> {
-    if (this.running) return this.running;
+  /** Starts a run unless one is on or a retry is waiting. */
+  start(): void {
+    if (this.running || this.retry) return;
     const rounds = async () => {
       while (this.due()) await this.round();
     };
     this.running = rounds().then(
       () => {
         this.running = undefined;
+        this.retryMs = 0;
         // Work that came as the last round ended.
-        if (this.due()) void this.start().catch(() => undefined);
+        if (this.due()) this.start();
       },
       (error: unknown) => {
         this.running = undefined;
+        this.retryMs = Math.min(RETRY_MOST_MS, 2 * this.retryMs || RETRY_FIRST_MS);
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          this.start();
+        }, this.retryMs).unref();
+        this.failed(error as Error, this.retryMs);
         throw error;
       },
     );
-    return this.running;
+    // The failure is logged; `ended` gives it to whoever waits for the run.
+    this.running.catch(() => undefined);
   }
 
   /** Resolves once no run is on; rejects when the last one failed. */
@@ -222,15 +241,13 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   private readonly timelineBuilds = new BackgroundRounds(
     () => this.unbuilt.size > 0 && !this.closing,
     () => this.buildRound(),
+    (error, retryInMs) => this.log(`building the reporting timelines failed, tried again in ${retryInMs / 1000} s; funnels and counts of the projects not built are answered by SQL meanwhile, slower: ${error.stack ?? error.message}`),
   );
   /** Event properties materialized in columns of `events`, by name (`materialized_properties` as committed). */
   private readonly propertyColumns = new Map<string, PropertyColumn>();
   /** Properties noted for materialization whose column is not ready yet. */
   private readonly toMaterialize = new Set<string>();
-  /**
-   * Materializes the noted properties one at a time. A failed fill ends the run; its property
-   * stays noted and is tried again when a query notes a property anew.
-   */
+  /** Materializes the noted properties one at a time. A failed fill ends the run; its property stays noted. */
   private readonly materializations = new BackgroundRounds(
     () => this.toMaterialize.size > 0 && !this.closing,
     async () => {
@@ -238,10 +255,12 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       await this.materializeProperty(name!);
       this.toMaterialize.delete(name!);
     },
+    // The property that failed is still the first noted.
+    (error, retryInMs) => this.log(`materializing the event property ${JSON.stringify([...this.toMaterialize][0])} failed, tried again in ${retryInMs / 1000} s; queries read it from the events' properties meanwhile, slower: ${error.stack ?? error.message}`),
   );
   private closing = false;
   /** Tallies half of a large funnel's users. */
-  private readonly funnelThread = new FunnelThread();
+  private readonly funnelThread = new FunnelThread((message) => this.log(message));
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -253,11 +272,13 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     protected readonly identities: Identities,
     /** The `ingest_seq` of the last event loaded. */
     private lastIngestSeq: number,
+    /** Operator-facing messages (background work that failed). */
+    private readonly log: (message: string) => void,
   ) {
     super();
   }
 
-  static async open(dataDir: string): Promise<DuckDbEngine> {
+  static async open(dataDir: string, log: (message: string) => void = (message) => console.error(message)): Promise<DuckDbEngine> {
     // Checkpoints run in the background loader's transactions, never on the request path.
     // One DuckDB thread: on a 2-core machine the second core stays with the request path
     // (measured: 28k → 44k acknowledged events/s with the loader running).
@@ -276,18 +297,18 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
     };
     const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
-    const engine = new DuckDbEngine(instance, connection, await instance.connect(), await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq));
+    const engine = new DuckDbEngine(instance, connection, await instance.connect(), await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq), log);
     await engine.entities.tables();
     await engine.identifyEarlierEvents();
     // Built in the background: funnels are SQL until then (timelinesBuilt).
     for (const row of await read('SELECT DISTINCT app_id FROM events WHERE svc_id IS NOT NULL')) engine.unbuilt.add(Number(row.app_id));
-    void engine.timelineBuilds.start().catch(() => undefined);
+    engine.timelineBuilds.start();
     for (const row of await read('SELECT name, column_name, ready FROM materialized_properties')) {
       engine.propertyColumns.set(row.name as string, { column: row.column_name as string, ready: row.ready as boolean });
       // A fill a crash or a close interrupted is done again.
       if (!row.ready) engine.toMaterialize.add(row.name as string);
     }
-    void engine.materializations.start().catch(() => undefined);
+    engine.materializations.start();
     return engine;
   }
 
@@ -419,7 +440,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     this.timelines.forget(appId);
     this.unbuilt.add(appId);
     this.forgottenDuringBuild?.add(appId);
-    void this.timelineBuilds.start().catch(() => undefined);
+    this.timelineBuilds.start();
   }
 
   /**
@@ -497,7 +518,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
 
   materializeEventProperties(names: readonly string[]): Promise<void> {
     for (const name of names) if (!this.propertyColumns.get(name)?.ready) this.toMaterialize.add(name);
-    if (this.toMaterialize.size > 0) void this.materializations.start().catch(() => undefined);
+    if (this.toMaterialize.size > 0) this.materializations.start();
     return Promise.resolve();
   }
 

@@ -23,11 +23,12 @@ export interface OpenedEngine {
   close(): Promise<void>;
 }
 
-export async function openEngine(config: EngineConfig): Promise<OpenedEngine> {
+/** Opens the engine of `config`; `log` takes its operator-facing messages (background work that failed). */
+export async function openEngine(config: EngineConfig, log: (message: string) => void): Promise<OpenedEngine> {
   const postgres = config.postgresUrl === undefined ? undefined : (await import('./postgres/sql-session.js')).postgresSession(config.postgresUrl);
   if (config.engine === 'duckdb') {
     const { DuckDbEngine } = await import('./duckdb.js');
-    const engine = await DuckDbEngine.open(config.dataDir);
+    const engine = await DuckDbEngine.open(config.dataDir, log);
     return { engine, entitySql: postgres ?? engine.sql, close: async () => postgres?.close() };
   }
   if (postgres === undefined) throw new Error('The ClickHouse engine needs PostgreSQL for the other entities: give postgresUrl (--postgres-url)');

@@ -1,5 +1,6 @@
-// A child process for the RPC tests: a target that fails, streams, dies, and reports what it
-// produced and which process it is. It refuses to open while the file its data names exists.
+// A child process for the RPC tests: a target that fails, streams, dies, logs, and reports what it
+// produced and which process it is. It refuses to open while the file its data names exists, and
+// logs that it opens.
 import { existsSync } from 'node:fs';
 import { serveProcess } from '../../src/store/worker/rpc.js';
 
@@ -10,6 +11,7 @@ class Refusal extends Error {
 
 let produced = 0;
 let finished = false;
+let log: (message: string) => void;
 
 const target = {
   async refuse(): Promise<void> {
@@ -28,6 +30,9 @@ const target = {
   async production(): Promise<{ produced: number; finished: boolean }> {
     return { produced, finished };
   },
+  async say(line: string): Promise<void> {
+    log(line);
+  },
   async pid(): Promise<number> {
     return process.pid;
   },
@@ -42,7 +47,9 @@ const target = {
 // Something that keeps the process alive, as the engine's database connections do.
 setInterval(() => undefined, 60_000);
 
-serveProcess(async (data) => {
+serveProcess(async (data, childLog) => {
+  log = childLog;
+  log('opening');
   const refuseWhile = (data as { refuseWhile?: string } | undefined)?.refuseWhile;
   if (refuseWhile !== undefined && existsSync(refuseWhile)) throw new Error('refused to open on purpose');
   return new Map([['target', target]]);

@@ -1,7 +1,8 @@
 // A thread of the engine's that tallies the second half of a large funnel's users while the
 // engine's own thread tallies the first (timeline-funnel.ts): funnels over the timelines are
 // plain JS, one core each, and the machines this runs on have two. Small funnels stay in one
-// thread (a message each way costs more than they do).
+// thread (a message each way costs more than they do). A share the thread fails is tallied by
+// the engine's thread instead (the same answer, later), and the failure is logged.
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ColumnsShare, FunnelHelper, ShareTally } from './timeline-funnel.js';
@@ -22,7 +23,11 @@ export class FunnelThread implements FunnelHelper {
   private nextId = 0;
   private readonly pending = new Map<number, Pending>();
 
-  constructor(private readonly leastUsers = SHARED_FUNNEL_USERS) {}
+  constructor(
+    /** Operator-facing messages (the thread's failures). */
+    private readonly log: (message: string) => void,
+    private readonly leastUsers = SHARED_FUNNEL_USERS,
+  ) {}
 
   tally(share: ColumnsShare, users: number): Promise<ShareTally> | undefined {
     if (users < this.leastUsers) return undefined;
@@ -44,14 +49,22 @@ export class FunnelThread implements FunnelHelper {
       const pending = this.pending.get(id);
       this.pending.delete(id);
       if (error === undefined) pending?.resolve(tally!);
-      else pending?.reject(new Error(`funnel thread: ${error}`));
+      else this.failed(new Error(`funnel thread: ${error}`), pending);
     });
-    worker.on('error', (error) => this.failAll(error));
+    worker.on('error', (error) => {
+      this.log(`the funnel thread ended on an error; it starts again with the next large funnel: ${error.stack ?? error.message}`);
+      this.failAll(error);
+    });
     worker.on('exit', (code) => {
       if (this.worker === worker) this.worker = undefined;
       this.failAll(new Error(`funnel thread exited (code ${code})`));
     });
     return (this.worker = worker);
+  }
+
+  private failed(error: Error, pending: Pending | undefined): void {
+    this.log(`the funnel thread failed a share of a funnel's users, tallied by the engine's thread instead: ${error.message}`);
+    pending?.reject(error);
   }
 
   private failAll(error: Error): void {

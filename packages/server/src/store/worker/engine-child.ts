@@ -2,8 +2,8 @@
 import { type EngineConfig, openEngine } from '../open-engine.js';
 import { serveProcess } from './rpc.js';
 
-serveProcess(async (config) => {
-  const opened = await openEngine(config as EngineConfig);
+serveProcess(async (config, log) => {
+  const opened = await openEngine(config as EngineConfig, log);
   const child = {
     async close() {
       await opened.engine.close();

@@ -47,6 +47,11 @@ interface Fatal {
   fatal: SerializedError;
 }
 
+/** A message of the child's for the operator's log (background work that failed). */
+interface LogLine {
+  log: string;
+}
+
 export function serializeError(thrown: unknown): SerializedError {
   if (!(thrown instanceof Error)) return { name: 'Error', message: String(thrown), fields: [] };
   const fields = Object.entries(thrown).filter((entry): entry is [string, string | number | boolean | null] => entry[1] === null || ['string', 'number', 'boolean'].includes(typeof entry[1]));
@@ -207,7 +212,8 @@ export interface ServingProcess {
 
 /**
  * Starts the child process of `launch` and waits until its targets are open. A process that
- * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged.
+ * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged,
+ * as are the lines the child logs.
  * The child inherits this process's Node flags (the server's heap settings; in tests, the
  * TypeScript loader) and ends when this process does.
  */
@@ -227,12 +233,20 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // The error that ended the child, when it could say (its stderr may go nowhere).
   let fatal: Error | undefined;
-  child.on('message', (message: Partial<Fatal>) => {
+  child.on('message', (message: Partial<Fatal & LogLine>) => {
     if (message.fatal) fatal = deserializeError(message.fatal);
+    if (message.log !== undefined) log(message.log);
   });
   const how = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `was killed (${signal})` : `exited (code ${code})${fatal ? `: ${fatal.stack ?? fatal.message}` : ''}`);
   const started = new Promise<void>((ready, failed) => {
-    child.once('message', (startup: Startup) => (startup.ready ? ready() : failed(deserializeError(startup.error))));
+    const hear = (message: Startup | LogLine | Fatal) => {
+      if (!('ready' in message)) return;
+      child.off('message', hear);
+      if (message.ready) ready();
+      else failed(deserializeError(message.error));
+    };
+    // Log lines may come first, from the opening.
+    child.on('message', hear);
     child.once('exit', (code, signal) => failed(new Error(`The process ${how(code, signal)} while starting`)));
   });
   let died!: () => void;
@@ -276,9 +290,10 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
 
 /**
  * The child's side: takes its data from the parent's first message, lowers its threads'
- * priority, then serves the targets `open` makes of the data until the parent is gone.
+ * priority, then serves the targets `open` makes of the data until the parent is gone. The
+ * lines `open`'s targets log go to the parent's log.
  */
-export function serveProcess(open: (data: unknown) => Promise<Map<string, object>>): void {
+export function serveProcess(open: (data: unknown, log: (message: string) => void) => Promise<Map<string, object>>): void {
   const port: Port = { postMessage: (message) => process.send!(message), on: (event, listener) => process.on(event, listener) };
   // The parent ended or was killed: there is no one left to answer.
   process.once('disconnect', () => process.exit(0));
@@ -292,7 +307,8 @@ export function serveProcess(open: (data: unknown) => Promise<Map<string, object
   });
   process.once('message', ({ data, nice }: Omit<Launch, 'entry'>) => {
     lowerPriority(nice);
-    void serve(port, () => open(data));
+    // A line the parent can no longer take (the channel closed) is dropped: this process is ending.
+    void serve(port, () => open(data, (message) => process.send!({ log: message } satisfies LogLine, () => undefined)));
   });
 }
 
