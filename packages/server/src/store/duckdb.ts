@@ -133,7 +133,7 @@ const RETRY_MOST_MS = 3_600_000;
 /**
  * Work done in the background a round at a time while some is due: one run at a time. A failed
  * round ends the run; `failed` is told (for the operator's log) and the work is tried again
- * after a wait that grows with each failure in a row, starts asked for meanwhile wait with it.
+ * after a wait that grows with each failure in a row (a start asked for meanwhile is that retry).
  */
 class BackgroundRounds {
   private running?: Promise<void>;
