@@ -1,6 +1,6 @@
 // The ingestion client of the reporting benchmark's stall phase, in a process of its own that
-// run.mjs starts under `nice`: every thread of it (its GC's too) yields the CPUs to the server
-// it measures, as a client on another machine would. Sends batches of 500 events to
+// run.mjs starts under `chrt --idle` (or `nice`, --clients-nice): every thread of it (its GC's
+// too) yields the CPUs to the server it measures, as a client on another machine would. Sends batches of 500 events to
 // `${url}/batch` until told 'stop', then sends {batches, accepted} and exits.
 const { url, apiKey, run } = JSON.parse(process.argv[2]);
 let ingesting = true;

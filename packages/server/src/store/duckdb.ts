@@ -174,7 +174,7 @@ class BackgroundRounds {
     this.running.catch(() => undefined);
   }
 
-  /** Resolves once no run is on; rejects when the last one failed. */
+  /** Resolves once no run is on (a retry waiting is not a run); rejects when the run it waited for failed. */
   async ended(): Promise<void> {
     while (this.running) await this.running;
   }
