@@ -50,6 +50,29 @@ test('every operation answers from the stored events', async () => {
   for (const path of ['/api/2/sessions/length', '/api/2/sessions/average', '/api/2/sessions/peruser']) expect((await get(`${path}?${range}`)).status).toBe(200);
 });
 
+test('five reporting requests at once on one project are each answered, as the limit of 5 at a time documents', async () => {
+  const paths = [
+    `/api/2/users?${range}`,
+    `/api/2/sessions/length?${range}&timeHistogramConfigBinTimeUnit=hours`,
+    `/api/2/composition?${range}&p=country`,
+    `/api/2/funnels?${range}&e=${json({ event_type: 'Play' })}&e=${json({ event_type: 'Buy' })}`,
+    `/api/2/events/segmentation?${range}&e=${json({ event_type: 'Play' })}`,
+  ];
+  for (let round = 0; round < 4; round++) {
+    const answers = await Promise.all(paths.map((path) => get(path)));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    // Five identical ones too.
+    const same = await Promise.all(paths.map(() => get(paths[0]!)));
+    expect(same.map((a) => a.body.data.series)).toEqual(paths.map(() => [[2, 1]]));
+  }
+});
+
+test('users grouped by a property over a range without users: no group, so no series, as the spec says', async () => {
+  const answer = await get('/api/2/users?start=20261110&end=20261111&g=country');
+  expect(answer.status).toBe(200);
+  expect(answer.body.data).toEqual({ series: [], seriesCollapsed: [], seriesLabels: [], seriesMeta: [], xValues: ['2026-11-10', '2026-11-11'] });
+});
+
 test('buckets follow the project time zone', async () => {
   h.server.tenancy.setTimeZone(h.project.app_id, 'Europe/Berlin');
   try {

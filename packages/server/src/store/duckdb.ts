@@ -8,6 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDB
 import { join } from 'node:path';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
+import { DuckDbReaders } from './duckdb-readers.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from './shared-entities.js';
 import { eachInSlices, timeSlicer, yieldToEventLoop } from './time-slice.js';
 import { TimelineBuilder, UserTimelines } from './timelines.js';
@@ -265,8 +266,8 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
-    /** Reporting queries: their own connection, so that loads and queries do not wait for each other. */
-    private readonly reader: DuckDBConnection,
+    /** Reporting queries: connections of their own, so that loads and queries do not wait for each other. */
+    private readonly readers: DuckDbReaders,
     /** The timelines' builds: a long read of its own. */
     private readonly builder: DuckDBConnection,
     protected readonly identities: Identities,
@@ -297,7 +298,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       merges: (await read('SELECT from_svc, to_svc FROM svc_merges')).map((r) => ({ from: Number(r.from_svc), to: Number(r.to_svc) })),
     };
     const [last] = await read('SELECT coalesce(max(ingest_seq), 0) AS ingest_seq, (SELECT coalesce(max(svc_id), 0) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id FROM events');
-    const engine = new DuckDbEngine(instance, connection, await instance.connect(), await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq), log);
+    const engine = new DuckDbEngine(instance, connection, new DuckDbReaders(instance), await instance.connect(), Identities.from(rows, Number(last!.svc_id) + 1), Number(last!.ingest_seq), log);
     await engine.entities.tables();
     await engine.identifyEarlierEvents();
     // Built in the background: funnels are SQL until then (timelinesBuilt).
@@ -749,11 +750,13 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
 
   /** Rows of a large reporting query, a chunk (about 2048 rows) at a time, the event loop served in between. */
   async *queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
-    const result = await this.reader.stream(sql);
-    for await (const rows of result.yieldRowObjectJs()) {
-      yield numbersOf(rows as Row[]);
-      await yieldToEventLoop();
-    }
+    yield* this.readers.stream(async function* (reader) {
+      const result = await reader.stream(sql);
+      for await (const rows of result.yieldRowObjectJs()) {
+        yield numbersOf(rows as Row[]);
+        await yieldToEventLoop();
+      }
+    });
   }
 
   /** The profile of the user with this `user_id`, or of the device with this `device_id`. */
@@ -924,7 +927,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     return this.serial(async () => {
       await this.connection.run('CHECKPOINT');
       this.builder.closeSync();
-      this.reader.closeSync();
+      this.readers.close();
       this.connection.closeSync();
       this.instance.closeSync();
     });
