@@ -14,6 +14,7 @@ import glossarySpelling from './functions/glossarySpelling.js';
 import errorCodeMatchesStatus from './functions/errorCodeMatchesStatus.js';
 import localServer from './functions/localServer.js';
 import declaredCredentials from './functions/declaredCredentials.js';
+import boundedIntegers from './functions/boundedIntegers.js';
 
 const { oas } = oasModule;
 const { truthy, enumeration } = truthyModule;
@@ -101,6 +102,16 @@ const ruleset = {
       given: OPERATIONS,
       then: { function: declaredCredentials },
     },
+    'svc-http-level-responses': {
+      description: 'Every operation documents the answers any request can get before its operation is known: 408 (shared/responses/RequestTimeout.yaml) and 431 (HeadersTooLarge.yaml).',
+      message: 'The operation does not document {{property}} (an answer any request can get).',
+      severity: 'error',
+      given: `${OPERATIONS}.responses`,
+      then: [
+        { field: '408', function: truthy },
+        { field: '431', function: truthy },
+      ],
+    },
     'svc-request-body-example': {
       description: 'Every request body media type has an example.',
       message: '{{error}}',
@@ -142,6 +153,13 @@ const ruleset = {
         function: glossarySpelling,
         functionOptions: { names: [...glossary.documented, ...glossary.chosen] },
       },
+    },
+    'svc-bounded-integer-input': {
+      description: 'Integers in parameters and request bodies declare int32/int64, a maximum or an enum, so that none beyond what storage holds gets past validation.',
+      message: '{{error}}',
+      severity: 'error',
+      given: [`${OPERATIONS}.parameters[*].schema`, '$.paths[*].parameters[*].schema', `${OPERATIONS}.requestBody.content[*].schema`],
+      then: { function: boundedIntegers },
     },
     'svc-local-servers': {
       description: 'Servers are one variable per host role defaulting to a local address, with host role and region.',

@@ -53,3 +53,24 @@ test('annotations: global or per chart, partial updates with nulls, bulk categor
   expect((await call('DELETE', `/api/3/annotations/${launch.id}`)).body).toEqual({ success: true });
   expect((await call('GET', `/api/3/annotations/${launch.id}`)).status).toBe(404);
 });
+
+test('ids past what a JSON number carries exactly are 400 saying so, in the path and in a bulk body, never a 5xx', async () => {
+  const huge = ['47529382375175741243392', '29673815197048395341369752682496', '9223372036854775808', '9007199254740992'];
+  for (const id of huge) {
+    for (const [method, path, body] of [
+      ['PUT', `/api/3/annotations/${id}`, { label: 'x' }],
+      ['GET', `/api/3/annotations/${id}`, undefined],
+      ['DELETE', `/api/3/annotations/${id}`, undefined],
+      ['GET', `/api/3/annotation-categories/${id}`, undefined],
+      ['PUT', `/api/3/annotation-categories/${id}`, { category: 'x' }],
+      ['PUT', `/api/3/annotation-categories/bulk/${id}`, { annotation_ids: [1] }],
+    ] as const) {
+      const answer = await call(method, path, body);
+      expect(answer.status, `${method} ${path}`).toBe(400);
+      expect(answer.body.error, `${method} ${path}`).toMatch(/must pass "int64" format|format/);
+    }
+  }
+  const category = (await call('POST', '/api/3/annotation-categories', { category: 'Bulk huge' })).body.data;
+  const bulk = await call('PUT', `/api/3/annotation-categories/bulk/${category.id}`, { annotation_ids: [Number(huge[0])] });
+  expect(bulk.status).toBe(400);
+});
