@@ -4,7 +4,7 @@
 // (operation- or path-level `servers`), so that readers can tell which host roles serve it.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { parse, parseDocument } from 'yaml';
 import { distDir, listApis } from './apis.mjs';
 import { binPath, run } from './run.mjs';
 
@@ -24,9 +24,22 @@ const describeServers = (servers) =>
       server.url,
     ),
   }));
+/** Said once for every group (shared/conventions.md), at the end of each bundle's description. */
+const conventions = readFileSync(new URL('../shared/conventions.md', import.meta.url), 'utf8');
+const withConventions = (description) => `${description.trimEnd()}\n\n${conventions}`;
 for (const { name } of listApis()) {
   for (const ext of ['yaml', 'json']) {
-    run(binPath('redocly'), ['bundle', name, '--output', join(scratch, `${name}.${ext}`), '--ext', ext]);
+    const file = join(scratch, `${name}.${ext}`);
+    run(binPath('redocly'), ['bundle', name, '--output', file, '--ext', ext]);
+    if (ext === 'json') {
+      const doc = JSON.parse(readFileSync(file, 'utf8'));
+      doc.info.description = withConventions(doc.info.description);
+      writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
+    } else {
+      const doc = parseDocument(readFileSync(file, 'utf8'));
+      doc.setIn(['info', 'description'], withConventions(doc.getIn(['info', 'description'])));
+      writeFileSync(file, doc.toString({ lineWidth: 0 }));
+    }
   }
   const bundle = parse(readFileSync(join(scratch, `${name}.yaml`), 'utf8'));
   index.push({

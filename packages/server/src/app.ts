@@ -1,7 +1,8 @@
 // The HTTP layer: one Fastify route per operation of the bundles (all host roles, or the
 // ones asked for), request parsing and validation from the spec, credentials, then the
 // typed handler. Bodies are read as text and parsed once, by the spec-driven validator.
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -121,6 +122,8 @@ function byLocation(params: Map<string, unknown>, location: string): Record<stri
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** The parsed body of a request whose body is not UTF-8. */
+const NOT_UTF8 = Symbol('not UTF-8');
 
 /** The value of `Access-Control-Allow-Origin` for a request's origin, if it is allowed. */
 function allowedOrigin(policy: CorsPolicy, origin: string, configured: readonly string[]): string | undefined {
@@ -130,6 +133,23 @@ function allowedOrigin(policy: CorsPolicy, origin: string, configured: readonly 
 
 /** A matcher of concrete paths for a spec path template. */
 const templatePattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+
+/**
+ * Requests Node refuses before any route sees them, answered with the service-wide error body
+ * (the specs document 431 on every operation).
+ */
+function answerClientError(failure: NodeJS.ErrnoException, socket: Socket): void {
+  if (failure.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    failure.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large: the request line and headers may take at most 16 KiB']
+      : failure.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout: the request was not received in time']
+        : [400, 'Bad request: not a valid HTTP request'];
+  const body = JSON.stringify({ code: status, error: message });
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy(failure);
+}
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const limits = options.connectionLimits;
@@ -141,16 +161,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
     connectionTimeout: limits.idleMs,
     keepAliveTimeout: limits.keepAliveMs,
     http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkIntervalMs },
+    clientErrorHandler: answerClientError,
   });
 
   // Bodies stay text: the validator parses JSON and forms once, as the spec describes them.
   // Text that is not UTF-8 is refused rather than stored with replacement characters.
   app.removeAllContentTypeParsers();
+  // Such a body is marked, and answered as the operation answers an invalid body.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
       done(null, utf8.decode(body as Buffer));
     } catch {
-      done(Object.assign(new Error('The request body is not valid UTF-8'), { statusCode: 400 }), undefined);
+      done(null, NOT_UTF8);
     }
   });
 
@@ -258,6 +280,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     caller = check.caller;
   }
 
+  if (request.body === NOT_UTF8) return rejected(ref, rule, [{ where: 'body', message: 'The request body is not valid UTF-8' }], undefined, caller, receivedAt, options);
   const rawBody = typeof request.body === 'string' ? request.body : undefined;
   // A JSON body is parsed on a turn of the event loop of its own (500 events: ~3 ms) and
   // validated on the next, not in the turn that read its last bytes along with other requests.
@@ -271,15 +294,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   }
   const parsed = parseOperationRequest(ref, { query, headers, pathParams: request.params as Record<string, string>, body: rawBody, json });
   const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
-  if (problems.length > 0) {
-    const reject = options.rejections[id] as Rejection<typeof id> | undefined;
-    if (reject) return reject(problems, parsed.body, caller, receivedAt);
-    // Missing credentials are answered as such before anything else is judged.
-    if (problems.some((p) => p.where === 'credentials')) return credentialFailure(rule, 'missing');
-    const tooMany = tooManyItems(problems);
-    if (tooMany && (ref.op.responses as Record<string, unknown>)['413']) return error(413, `Payload too large: at most ${tooMany.limit} items in ${tooMany.path}`);
-    return error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
-  }
+  if (problems.length > 0) return rejected(ref, rule, problems, parsed.body, caller, receivedAt, options);
   if (!caller) {
     const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
@@ -299,4 +314,16 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     remoteAddress: request.ip,
     origin: `${request.protocol}://${request.host}`,
   });
+}
+
+/** The answer to a request with problems: the operation's own rejection, else 401, 413 or 400. */
+function rejected(ref: OperationRef, rule: CredentialRule, problems: RequestProblem[], body: unknown, caller: Caller | undefined, receivedAt: number, options: AppOptions): Promise<Answer> | Answer {
+  const id = ref.op.operationId as OperationId;
+  const reject = options.rejections[id] as Rejection<typeof id> | undefined;
+  if (reject) return reject(problems, body, caller, receivedAt);
+  // Missing credentials are answered as such before anything else is judged.
+  if (problems.some((p) => p.where === 'credentials')) return credentialFailure(rule, 'missing');
+  const tooMany = tooManyItems(problems);
+  if (tooMany && (ref.op.responses as Record<string, unknown>)['413']) return error(413, `Payload too large: at most ${tooMany.limit} items in ${tooMany.path}`);
+  return error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../src/server.js';
 import type { Project } from '../src/tenancy.js';
 import { TEST_PRIORITY } from './support/harness.js';
-import { sendDirect } from './support/http.js';
+import { send } from './support/http.js';
 
 const LIMITS: ServerConfig['connectionLimits'] = { requestMs: 1_500, headersMs: 1_000, idleMs: 1_000, keepAliveMs: 500, checkIntervalMs: 100, maxConnections: 40 };
 const TRUSTED_ORIGIN = 'https://dashboard.example.com';
@@ -46,7 +46,7 @@ let sequence = 0;
 const nextId = (prefix: string) => `${prefix}-${++sequence}`;
 
 /** Sends raw JSON text (so that escapes like `\ud800` and numbers like `1e400` reach the server as written). */
-const postText = (path: string, text: string, contentType = 'application/json') => sendDirect(url(path), { method: 'POST', headers: { 'content-type': contentType }, body: text });
+const postText = (path: string, text: string, contentType = 'application/json') => send(url(path), { method: 'POST', headers: { 'content-type': contentType }, body: text });
 
 /** Uploads events; remembers them when acknowledged. */
 async function upload(events: Record<string, unknown>[], owner: Project = project, path = '/batch') {
@@ -139,7 +139,7 @@ describe('values no store keeps as sent are refused with the documented 400', ()
 
   test('a body that is not UTF-8 gets 400; stored strings keep every character', async () => {
     const bad = Buffer.concat([Buffer.from(`{"api_key": "${project.api_key}", "events": [{"event_type": "`), Buffer.from([0xc3, 0x28]), Buffer.from('", "user_id": "user-00001"}]}')]);
-    const answer = await sendDirect(url('/batch'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad });
+    const answer = await send(url('/batch'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: bad });
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatch(/UTF-8/);
     const text = 'naïve 😀 \u0000 \u2028 \uffff';
@@ -162,7 +162,7 @@ describe('nesting: 40 levels on every property object, never a 500', () => {
   const nestedText = (depth: number) => `${'{"next": '.repeat(depth - 1)}{"leaf": 1}${'}'.repeat(depth - 1)}`;
   const form = (path: string, fields: Record<string, string>) => postText(path, new URLSearchParams({ api_key: project.api_key, ...fields }).toString(), 'application/x-www-form-urlencoded');
   const event = (fields: string) => `{"api_key": "${project.api_key}", "events": [{"user_id": "user-00001", ${fields}}]}`;
-  const paths: [string, (properties: string) => ReturnType<typeof sendDirect>][] = [
+  const paths: [string, (properties: string) => ReturnType<typeof send>][] = [
     ['/batch event_properties', (p) => postText('/batch', event(`"event_type": "deep", "event_properties": ${p}`))],
     ['/2/httpapi user_properties', (p) => postText('/2/httpapi', event(`"event_type": "$identify", "user_properties": ${p}`))],
     ['$groupidentify group_properties', (p) => postText('/batch', event(`"event_type": "$groupidentify", "groups": {"org": "a"}, "group_properties": ${p}`))],
@@ -187,7 +187,7 @@ describe('bodies: bombs, oversize, chunks', () => {
       const target = roomy.tenancy.createProject(roomy.tenancy.createOrganization('Bombed').id, 'Target');
       const bomb = gzipSync(Buffer.concat([Buffer.from(`{"api_key": "${target.api_key}", "events": [{"event_type": "x", "user_id": "user-00001", "event_properties": {"pad": "`), Buffer.alloc(200 * 1024 * 1024, 0x61), Buffer.from('"}}]}')]));
       expect(bomb.length).toBeLessThan(1024 * 1024);
-      const answer = await sendDirect(`${roomy.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
+      const answer = await send(`${roomy.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: bomb });
       expect(answer.status).toBe(413);
     } finally {
       await roomy.close();
@@ -203,7 +203,7 @@ describe('bodies: bombs, oversize, chunks', () => {
         controller.close();
       },
     });
-    const answer = await sendDirect(url('/batch'), { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const answer = await send(url('/batch'), { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
     expect(answer.status).toBe(200);
     acknowledged.get(project.app_id)!.add(JSON.parse(text).events[0].insert_id);
   });
@@ -251,7 +251,21 @@ describe('slow and greedy clients', () => {
       socket.on('close', () => clearInterval(drip));
     });
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 408, error: 'Request timeout: the request was not received in time' });
     expect(closedAfterMs).toBeLessThan(5_000);
+  });
+
+  test('a request line and headers over 16 KiB get the documented 431 in the service-wide error body', async () => {
+    const context = encodeURIComponent(JSON.stringify({ user_id: 'u', user_properties: { note: 'x'.repeat(9_000) } }));
+    for (const [method, path, headers] of [
+      ['GET', `/v1/vardata?context=${context}`, { 'x-padding': 'y'.repeat(9_000) }],
+      ['GET', '/v1/vardata', { 'x-large': 'z'.repeat(17_000) }],
+      ['POST', '/batch', { 'x-large': 'z'.repeat(17_000) }],
+    ] as const) {
+      const answer = await send(url(path), { method, headers });
+      expect(answer.status).toBe(431);
+      expect(answer.body).toEqual({ code: 431, error: 'Request header fields too large: the request line and headers may take at most 16 KiB' });
+    }
   });
 
   test('connections beyond the cap are refused while the others are served', async () => {
@@ -296,10 +310,10 @@ describe('browsers (CORS)', () => {
     expect(answer.headers.get('access-control-allow-origin')).toBe('*');
     expect(answer.headers.get('access-control-allow-methods')).toBe('POST, OPTIONS');
     expect(answer.headers.get('access-control-allow-headers')).toBe('content-type');
-    const post = await fetch(url('/batch'), { method: 'POST', headers: { origin: 'https://shop.example.org', 'content-type': 'application/json' }, body: '{}' });
+    const post = await send(url('/batch'), { method: 'POST', headers: { origin: 'https://shop.example.org', 'content-type': 'application/json' }, body: '{}' });
     expect(post.status).toBe(400);
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
-    const flags = await fetch(`${server.urls.experiment}/sdk/v2/flags`, { headers: { origin: 'https://shop.example.org', authorization: `Api-Key ${project.deployments[0]!.key}` } });
+    const flags = await send(`${server.urls.experiment}/sdk/v2/flags`, { headers: { origin: 'https://shop.example.org', authorization: `Api-Key ${project.deployments[0]!.key}` } });
     expect(flags.headers.get('access-control-allow-origin')).toBe('*');
   });
 
@@ -312,10 +326,10 @@ describe('browsers (CORS)', () => {
   });
 
   test('a method a path does not serve gets 405 with Allow', async () => {
-    const answer = await fetch(url('/batch'));
+    const answer = await send(url('/batch'));
     expect(answer.status).toBe(405);
     expect(answer.headers.get('allow')).toBe('POST, OPTIONS');
-    expect((await fetch(url('/no-such-path'))).status).toBe(404);
+    expect((await send(url('/no-such-path'))).status).toBe(404);
   });
 });
 
