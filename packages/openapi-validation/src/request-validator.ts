@@ -337,17 +337,23 @@ export function describeProblems(result: RequestValidation): string {
 }
 
 /**
- * Problems of a JSON response against its operation's documented responses (status
- * documented, body valid against the status's schema); empty when it conforms.
+ * Problems of a response against its operation's documented responses (status documented,
+ * a JSON body valid against the status's schema, another body of a documented media type);
+ * empty when it conforms. `body` is the parsed JSON, or the text of another media type.
  */
-export function validateResponse(method: string, url: string, status: number, body: unknown): string[] {
+export function validateResponse(method: string, url: string, status: number, body: unknown, contentType = 'application/json'): string[] {
   const { ref } = matchOperation(method, new URL(url, 'http://spec.invalid').pathname);
   const responses = (ref.op.responses ?? {}) as Doc;
   const documented = responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
   if (!documented) return [`status ${status} is not documented for ${ref.op.operationId}`];
   const response = deref<Doc>(ref.bundle.doc, documented);
+  const empty = body === undefined || body === '';
+  if (!isJsonContentType(contentType)) {
+    const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
+    return empty || (response.content as Doc | undefined)?.[mediaType] ? [] : [`status ${status} of ${ref.op.operationId} documents no ${mediaType} body`];
+  }
   const media = (response.content as Doc | undefined)?.['application/json'] as Doc | undefined;
-  if (!media) return body === undefined || body === '' ? [] : [`status ${status} of ${ref.op.operationId} documents no JSON body`];
+  if (!media) return empty ? [] : [`status ${status} of ${ref.op.operationId} documents no JSON body`];
   const { valid, errors } = validatorFor(ref.bundle.name, ref.bundle.doc).validate(media.schema, body);
   return valid ? [] : [`${ref.op.operationId} ${status}: ${formatErrors(errors)}`];
 }

@@ -7,7 +7,7 @@ import { afterAll, expect, test } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { Tenancy } from '../src/tenancy.js';
 import { testEngine } from './support/harness.js';
-import { sendDirect } from './support/http.js';
+import { send } from './support/http.js';
 
 const HOUR = 3_600_000;
 // Each start opens the engine in a new process (about 1.3 s more than on the server's own thread).
@@ -22,13 +22,13 @@ const engine = await testEngine();
 const start = () => startServer({ dataDir, host: '127.0.0.1', port: 0, clock: () => now, ...engine });
 
 const attribute = (server: RunningServer, event: Record<string, unknown>) =>
-  sendDirect(`${server.urls.ingest}/attribution`, {
+  send(`${server.urls.ingest}/attribution`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ api_key: project.api_key, event: JSON.stringify(event) }).toString(),
   });
 const upload = (server: RunningServer, events: Record<string, unknown>[]) =>
-  sendDirect(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
+  send(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
 const storedOfType = async (server: RunningServer, eventType: string) => (await server.store.events(project.app_id)).filter((e) => e.event_type === eventType);
 
 test('an attribution held before a restart is attached by a matching event after it, once', async () => {

@@ -4,7 +4,7 @@
 // only a known caller gets further.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
-import { postForm, send, sendDirect } from './support/http.js';
+import { postForm, send } from './support/http.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ const basic = (user: string, password: string) => ({ authorization: `Basic ${Buf
 
 test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without or with wrong keys; 403 for a project without the entitlement', async () => {
   const path = '/api/2/taxonomy/event';
-  const missing = await sendDirect(`${h.server.urls.app}${path}`);
+  const missing = await send(`${h.server.urls.app}${path}`);
   expect(missing.status).toBe(401);
   expect(missing.body).toEqual({ success: false, errors: [{ message: expect.stringMatching(/HTTP Basic/) }] });
   const wrong = await send(`${h.proxied.app}${path}`, { headers: basic(h.project.api_key, 'not-the-secret') });
@@ -29,7 +29,7 @@ test('a Basic operation of doc 000 (taxonomy): 401 in the taxonomy body without 
 
 test('a Basic operation of doc 001 (reporting): 401 with {code, error} for missing and for wrong keys', async () => {
   const path = '/api/2/events/list';
-  const missing = await sendDirect(`${h.server.urls.app}${path}`);
+  const missing = await send(`${h.server.urls.app}${path}`);
   expect(missing.status).toBe(401);
   expect(missing.body).toEqual({ code: 401, error: expect.stringMatching(/HTTP Basic/) });
   for (const headers of [basic('unknown-key', 'unknown-secret'), basic(h.otherProject.api_key, h.project.secret_key)]) {
@@ -57,7 +57,7 @@ test('an api_key operation that documents 401 (user mapping) answers 401, not th
 });
 
 test('the user mapping lookup takes api_key and secret_key as query parameters, its documented alternative to Basic', async () => {
-  const lookup = (query: string) => sendDirect(`${h.server.urls.app}/api/2/usermap?user_ids=user-00001&${query}`);
+  const lookup = (query: string) => send(`${h.server.urls.app}/api/2/usermap?user_ids=user-00001&${query}`);
   expect((await lookup(`api_key=${h.project.api_key}&secret_key=${h.project.secret_key}`)).status).toBe(200);
   expect((await lookup(`api_key=${h.project.api_key}&secret_key=wrong-secret`)).status).toBe(401);
   const missing = await lookup(`api_key=${h.project.api_key}`);

@@ -8,7 +8,7 @@ import { afterAll, expect, test } from 'vitest';
 import { startServer, type RunningServer } from '../src/server.js';
 import { Tenancy } from '../src/tenancy.js';
 import { testEngine } from './support/harness.js';
-import { sendDirect } from './support/http.js';
+import { send } from './support/http.js';
 import { startWebhook } from './support/webhook.js';
 
 const MINUTE = 60_000;
@@ -28,7 +28,7 @@ const engine = await testEngine();
 const start = () =>
   startServer({ dataDir, host: '127.0.0.1', port: 0, clock: () => now, ...engine, streaming: { pollIntervalMs: 3_600_000, batchSize: 3, retry: { firstRetryMs: MINUTE, maxRetryMs: MINUTE, expiryMs: 3_600_000 } } });
 const upload = (server: RunningServer, names: string[]) =>
-  sendDirect(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events: names.map((name) => ({ event_type: 'Step', user_id: 'streaming-user', insert_id: name })) }) });
+  send(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events: names.map((name) => ({ event_type: 'Step', user_id: 'streaming-user', insert_id: name })) }) });
 const round = async (server: RunningServer) => {
   await server.store.flush();
   await server.streamer.round();

@@ -11,6 +11,7 @@ import { funnel, type FunnelMode } from '../src/reporting/runners/funnels.js';
 import { reportRange } from '../src/reporting/time.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { TEST_PRIORITY } from './support/harness.js';
+import { postJson } from './support/http.js';
 
 let dataDir: string;
 let server: RunningServer;
@@ -32,7 +33,7 @@ afterAll(async () => {
 async function funnelOf(events: [string, number, Record<string, unknown>?][], steps: string[], mode: FunnelMode, windowMinutes = 100, groupBy?: PropertyRef) {
   const project = server.tenancy.createProject(server.tenancy.createOrganization('Funnels').id, 'Funnels');
   const body = { api_key: project.api_key, events: events.map(([event_type, minutes, event_properties], i) => ({ event_type, user_id: 'user-0001', time: T0 + minutes * MINUTE, insert_id: `e-${i}`, event_properties })) };
-  expect((await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status).toBe(200);
+  expect((await postJson(`${server.urls.ingest}/batch`, body)).status).toBe(200);
   await server.store.flush();
   const ctx = { appId: project.app_id, timeZone: 'UTC', dialect: new DuckDbDialect(), query: (sql: string) => server.store.query(sql), queryChunks: (sql: string) => server.store.queryChunks(sql), now: () => T0 + 3 * DAY };
   const result = await funnel(ctx, { range, steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: windowMinutes * 60, segment: [], groupBy, limit: 100 });

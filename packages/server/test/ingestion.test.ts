@@ -2,7 +2,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
-import { postForm, postJson, send, sendDirect } from './support/http.js';
+import { postForm, postJson, send } from './support/http.js';
 
 let h: Harness;
 let ingest: string;
@@ -43,7 +43,7 @@ describe('accepted uploads', () => {
 
   test('/2/httpapi answers like /batch, and `//` in the path is normalized', async () => {
     const body = JSON.stringify({ api_key: h.project.api_key, events: [{ event_type: 'Via HTTP API', user_id: 'user-httpapi' }] });
-    const answer = await sendDirect(`${h.direct}//2/httpapi`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await send(`${h.direct}//2/httpapi`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ code: 200, events_ingested: 1 });
     expect((await stored()).some((e) => e.event_type === 'Via HTTP API')).toBe(true);
@@ -59,11 +59,11 @@ describe('accepted uploads', () => {
   test('a gzip body is accepted; one that inflates beyond the limit gets 413', async () => {
     const body = JSON.stringify({ api_key: h.project.api_key, events: [{ event_type: 'Gzipped', user_id: 'user-gzip1' }] });
     const gz = (text: string) => ({ method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(text) });
-    const answer = await sendDirect(`${h.direct}/batch`, gz(body));
+    const answer = await send(`${h.direct}/batch`, gz(body));
     expect(answer.status).toBe(200);
     expect((await stored()).some((e) => e.event_type === 'Gzipped')).toBe(true);
     const bomb = JSON.stringify({ api_key: h.project.api_key, events: [{ event_type: 'x', user_id: 'user-bomb1', event_properties: { pad: ' '.repeat(21 * 1024 * 1024) } }] });
-    const refused = await sendDirect(`${h.direct}/batch`, gz(bomb));
+    const refused = await send(`${h.direct}/batch`, gz(bomb));
     expect(refused.status).toBe(413);
     expect(refused.body).toEqual({ code: 413, error: 'Payload too large' });
   });
@@ -127,7 +127,7 @@ describe('refused uploads (nothing stored)', () => {
 
   test('a body over 20 MB gets 413', async () => {
     const body = JSON.stringify({ api_key: h.project.api_key, events: [{ event_type: 'huge', user_id: 'user-huge1', event_properties: { pad: 'x'.repeat(20 * 1024 * 1024) } }] });
-    const answer = await sendDirect(`${h.direct}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const answer = await send(`${h.direct}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
     expect(answer.status).toBe(413);
     expect(answer.body).toEqual({ code: 413, error: 'Payload too large' });
   });

@@ -13,6 +13,7 @@ import { funnel } from '../src/reporting/runners/funnels.js';
 import { segmentation } from '../src/reporting/runners/segmentation.js';
 import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../src/reporting/runners/sessions.js';
 import { userCounts } from '../src/reporting/runners/users.js';
+import { postJson } from './support/http.js';
 import { reportRange } from '../src/reporting/time.js';
 import { startServer, type RunningServer } from '../src/server.js';
 import { TEST_PRIORITY } from './support/harness.js';
@@ -37,7 +38,7 @@ beforeAll(async () => {
     { event_type: 'Play', user_id: 'user-0003', time: at(4, 8), country: 'DE', event_properties: { genre: 'pop', seconds: 30 } },
     { event_type: 'Play', user_id: 'user-0004', time: at(5, 8), country: 'FR' },
   ];
-  const answer = await fetch(`${server.urls.ingest}/batch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: project.api_key, events }) });
+  const answer = await postJson(`${server.urls.ingest}/batch`, { api_key: project.api_key, events });
   expect(answer.status).toBe(200);
   await server.store.flush();
   ctx = { appId: project.app_id, timeZone: 'UTC', dialect: new DuckDbDialect(), query: (sql) => server.store.query(sql), queryChunks: (sql) => server.store.queryChunks(sql), now: () => at(4, 15) };

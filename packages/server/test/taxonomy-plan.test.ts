@@ -219,5 +219,5 @@ test('a key never reaches another project’s plan', async () => {
   expect(await names()).toContain('Checkout Completed');
   expect((await call('GET', '/user-property/gp%3Ainterests')).status).toBe(200);
   expect((await call('GET', '/event')).status).toBe(200);
-  expect((await send(`${h.proxied.app}/api/2/taxonomy/event`)).status).toBe(401);
+  expect(await send(`${h.server.urls.app}/api/2/taxonomy/event`)).toMatchObject({ status: 401, body: { success: false } });
 });

@@ -2,7 +2,7 @@
 // user counted as its global user by reporting.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { type Harness, startHarness } from './support/harness.js';
-import { postJson, send, sendDirect } from './support/http.js';
+import { postJson, send } from './support/http.js';
 
 let h: Harness;
 const basic = (project: { api_key: string; secret_key: string }) => ({ authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` });
@@ -51,15 +51,15 @@ test('bad requests: self mapping 400, over 2000 mappings 413; keys: Basic or the
   expect((await map({ user_id: 'user-x', global_user_id: 'user-x' })).status).toBe(400);
   expect((await map(Array.from({ length: 2001 }, (_, i) => ({ user_id: `u-${i}`, global_user_id: 'g' })))).status).toBe(413);
   const query = `api_key=${h.project.api_key}&secret_key=${h.project.secret_key}`;
-  expect((await sendDirect(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`)).status).toBe(200);
-  expect((await sendDirect(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`, { headers: basic(h.project) })).status).toBe(200);
-  expect((await sendDirect(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`, { headers: basic(h.otherProject) })).status).toBe(401);
+  expect((await send(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`)).status).toBe(200);
+  expect((await send(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`, { headers: basic(h.project) })).status).toBe(200);
+  expect((await send(`${h.server.urls.app}/api/2/usermap?user_ids=user-phone&${query}`, { headers: basic(h.otherProject) })).status).toBe(401);
 });
 
 test('more than 1500 calls in 30 seconds per organization are throttled with Retry-After', async () => {
-  let answer = await sendDirect(`${h.server.urls.api}/usermap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: h.project.api_key, mapping: { user_id: 'user-r', unmap: true } }) });
+  let answer = await send(`${h.server.urls.api}/usermap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: h.project.api_key, mapping: { user_id: 'user-r', unmap: true } }) });
   for (let call = 0; call < 1500 && answer.status === 200; call++) {
-    answer = await sendDirect(`${h.server.urls.api}/usermap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: h.project.api_key, mapping: { user_id: 'user-r', unmap: true } }) });
+    answer = await send(`${h.server.urls.api}/usermap`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: h.project.api_key, mapping: { user_id: 'user-r', unmap: true } }) });
   }
   expect(answer.status).toBe(429);
   expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
