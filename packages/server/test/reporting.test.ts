@@ -8,7 +8,7 @@ import { postJson, send } from './support/http.js';
 
 let h: Harness;
 let auth: Record<string, string>;
-const at = (day: number, hour: number) => Date.UTC(2026, 10, day, hour);
+const at = (day: number, hour: number, minute = 0) => Date.UTC(2026, 10, day, hour, minute);
 const json = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
 beforeAll(async () => {
@@ -22,6 +22,7 @@ beforeAll(async () => {
     // Nov 5, outside the range of the other tests.
     { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 10), event_properties: { tags: ['a', 'b'] } },
     { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 11), event_properties: { tags: ['c'] } },
+    { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 11, 30), event_properties: { tags: 'b' } },
     { event_type: 'Grid', user_id: 'user-0003', time: at(5, 12), event_properties: { matrix: [['x'], ['y']], tags: [['b']] } },
   ];
   expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
@@ -97,11 +98,14 @@ test('the typed client: a segmentation and a funnel, parameters passed as object
   expect(funnel.data?.data[0]?.cumulativeRaw).toEqual([2, 1]);
 });
 
-test('"set is" on arrays answers on both engines (events of other types with nested arrays under the key do not matter); on arrays of arrays or objects ClickHouse answers 400 with the reason, never a wrong answer', async () => {
-  const setIs = (eventType: string, key: string, value: string) =>
-    get(`/api/2/events/segmentation?start=20261105&end=20261105&m=totals&e=${json({ event_type: eventType, filters: [{ subprop_type: 'event', subprop_key: key, subprop_op: 'set is', subprop_value: [value] }] })}`);
-  expect((await setIs('Tagged', 'tags', 'b')).body).toMatchObject({ data: { series: [[1]] } });
-  const nested = await setIs('Grid', 'matrix', 'x');
+test('"set is" is set equality (a scalar is a one-element set) on both engines (events of other types with nested arrays under the key do not matter); on arrays of arrays or objects ClickHouse answers 400 with the reason, never a wrong answer', async () => {
+  const setIs = (eventType: string, key: string, values: string[], op = 'set is') =>
+    get(`/api/2/events/segmentation?start=20261105&end=20261105&m=totals&e=${json({ event_type: eventType, filters: [{ subprop_type: 'event', subprop_key: key, subprop_op: op, subprop_value: values }] })}`);
+  // Tagged's tags: ['a', 'b'], ['c'], 'b'.
+  expect((await setIs('Tagged', 'tags', ['b', 'a'])).body).toMatchObject({ data: { series: [[1]] } });
+  expect((await setIs('Tagged', 'tags', ['b'])).body).toMatchObject({ data: { series: [[1]] } });
+  expect((await setIs('Tagged', 'tags', ['b'], 'set is not')).body).toMatchObject({ data: { series: [[2]] } });
+  const nested = await setIs('Grid', 'matrix', ['x']);
   if (process.env.SVC_TEST_ENGINE === 'clickhouse') {
     expect(nested).toMatchObject({ status: 400, body: { code: 400, error: 'Not supported on the ClickHouse engine: set operators on arrays that hold arrays or objects' } });
   } else {

@@ -75,7 +75,12 @@ describe('filters', () => {
     ['greater or equal', ['4.5'], ['4'], true],
     ['set is', ['a', 'b'], ['b', 'a'], true],
     ['set is', ['a'], ['a', 'b'], false],
+    ['set is', ['a', 'b', 'c'], ['a', 'b'], false],
+    ['set is', ['a', 'a'], ['a'], true],
+    ['set is', ['(none)'], ['a'], false],
     ['set is not', ['a'], ['a', 'b'], true],
+    ['set is not', ['a', 'b', 'c'], ['a', 'b'], true],
+    ['set is not', ['b', 'a'], ['a', 'b'], false],
   ] as const)('%s %j against %j → %s', (op, values, wanted, expected) => {
     expect(matches([...values], op, [...wanted])).toBe(expected);
   });

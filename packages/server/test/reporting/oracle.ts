@@ -218,9 +218,16 @@ export function matches(values: string[], op: Operator, wanted: string[]): boole
     case 'less or equal': return numeric((a, b) => a <= b);
     case 'greater': return numeric((a, b) => a > b);
     case 'greater or equal': return numeric((a, b) => a >= b);
-    case 'set is': return wanted.every((w) => values.includes(w));
-    case 'set is not': return !wanted.every((w) => values.includes(w));
+    case 'set is': return sameSet(values, wanted);
+    case 'set is not': return !sameSet(values, wanted);
   }
+}
+
+/** Whether a property's values (a missing one: none) and the wanted ones are the same set. */
+function sameSet(values: string[], wanted: string[]): boolean {
+  const have = new Set(values.filter((v) => v !== NONE));
+  const want = new Set(wanted);
+  return have.size === want.size && [...want].every((w) => have.has(w));
 }
 
 export interface Filter { subprop_type: 'event' | 'user'; subprop_key: string; subprop_op: Operator; subprop_value: string[] }

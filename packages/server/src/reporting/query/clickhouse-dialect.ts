@@ -130,6 +130,12 @@ export class ClickHouseDialect implements Dialect {
     return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
+  /** Whether the property's elements, without repeats and NULLs, are the values' set (as DuckDbDialect's `set is`). */
+  private setIs(property: PropertyRef, values: string[], scope: string): string {
+    const elements = `arrayFilter(x -> isNotNull(x), ${this.elements(property, scope)})`;
+    return `(arraySort(arrayDistinct(${elements})) = arraySort(arrayDistinct([${values.map(string).join(', ')}])))`;
+  }
+
   /** `scope`: the rows the condition is asked of (see `elements`). */
   condition({ property, op, values }: Condition, scope = '1'): string {
     const value = this.text(property);
@@ -157,9 +163,9 @@ export class ClickHouseDialect implements Dialect {
       case 'greater or equal':
         return compare('>=');
       case 'set is':
-        return `hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
+        return this.setIs(property, values, scope);
       case 'set is not':
-        return `NOT hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
+        return `NOT ${this.setIs(property, values, scope)}`;
     }
   }
 

@@ -181,6 +181,8 @@ export class DuckDbDialect implements Dialect {
     // A comparison with something that is not a number matches nothing.
     const first = Number.isFinite(Number(values[0])) ? Number(values[0]) : 'NULL';
     const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${value}] END`;
+    // Set equality: both sides without repeats and NULLs (list_distinct drops them), in one order.
+    const setIs = `list_sort(list_distinct(${elements})) = list_sort(list_distinct(${list(values)}))`;
     switch (op) {
       case 'is':
         return is;
@@ -199,9 +201,9 @@ export class DuckDbDialect implements Dialect {
       case 'greater or equal':
         return `coalesce(${number} >= ${first}, false)`;
       case 'set is':
-        return `coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+        return `coalesce(${setIs}, false)`;
       case 'set is not':
-        return `NOT coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+        return `NOT coalesce(${setIs}, false)`;
     }
   }
 
