@@ -12,7 +12,7 @@ const at = (day: number, hour: number, minute = 0) => Date.UTC(2026, 10, day, ho
 const json = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
 beforeAll(async () => {
-  h = await startHarness(['ingest', 'app']);
+  h = await startHarness(['ingest', 'app', 'api']);
   auth = { authorization: `Basic ${Buffer.from(`${h.project.api_key}:${h.project.secret_key}`).toString('base64')}` };
   const events = [
     { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), country: 'Germany' },
@@ -111,4 +111,19 @@ test('"set is" is set equality (a scalar is a one-element set) on both engines (
   } else {
     expect(nested.status).toBe(200);
   }
+});
+
+test('a user mapped into another is one new user, new on the first event of either', async () => {
+  const events = [
+    { event_type: 'Open', user_id: 'user-phone', time: at(7, 10) },
+    { event_type: 'Open', user_id: 'user-laptop', time: at(8, 10) },
+    { event_type: 'Open', user_id: 'user-phone', time: at(9, 10) },
+    { event_type: 'Open', user_id: 'user-laptop', time: at(9, 11) },
+  ];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const mapping = { user_id: 'user-phone', global_user_id: 'user-laptop' };
+  expect((await postJson(`${h.proxied.api}/usermap`, { api_key: h.project.api_key, mapping })).status).toBe(200);
+  const newUsers = await get('/api/2/users?start=20261107&end=20261109&m=new');
+  expect(newUsers.body.data).toMatchObject({ series: [[1, 0, 0]], seriesCollapsed: [[1]] });
 });

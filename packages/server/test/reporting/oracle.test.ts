@@ -28,6 +28,19 @@ describe('identity', () => {
   });
 });
 
+describe('user mapping', () => {
+  it('a mapped user is its global user: active once, new once on the first event of either', () => {
+    const oracle = createOracle([
+      event('A', MONDAY, { user_id: 'phone' }),
+      event('A', MONDAY + DAY, { user_id: 'laptop' }),
+      event('A', MONDAY + DAY + 1, { user_id: 'phone' }),
+    ], 'UTC', [{ userId: 'phone', globalUserId: 'laptop' }]);
+    const twoDays = { start: '20260302', end: '20260303', i: 1 } as const;
+    expect(users(oracle, { ...twoDays, m: 'new' })).toMatchObject({ series: [[1, 0]], seriesCollapsed: [[1]] });
+    expect(users(oracle, { ...twoDays, m: 'active' })).toMatchObject({ series: [[1, 1]], seriesCollapsed: [[1]] });
+  });
+});
+
 describe('time zones', () => {
   const zone = 'America/New_York';
   it('the spring-forward day has 23 hours and its late-evening events', () => {

@@ -245,8 +245,16 @@ export function passesSegment(r: ResolvedEvent, segment: readonly Segment[] | un
 
 export interface Oracle { events: ResolvedEvent[]; timeZone: string }
 
-export function createOracle(uploads: readonly UploadEvent[], timeZone = 'UTC'): Oracle {
-  return { events: resolveEvents(uploads), timeZone };
+/** `/usermap`: `userId`'s events count as `globalUserId`'s user. */
+export interface UserMapping { userId: string; globalUserId: string }
+
+export function createOracle(uploads: readonly UploadEvent[], timeZone = 'UTC', mappings: readonly UserMapping[] = []): Oracle {
+  const events = resolveEvents(uploads);
+  const svcOf = (userId: string) => events.find((r) => r.event.user_id === userId)?.svcId;
+  const mappedInto = new Map(mappings.map(({ userId, globalUserId }) => [svcOf(userId), svcOf(globalUserId)]));
+  // After the properties are resolved: a mapped user's properties stay its own.
+  for (const r of events) r.svcId = mappedInto.get(r.svcId) ?? r.svcId;
+  return { events, timeZone };
 }
 
 function rangeOf(oracle: Oracle, params: { start: string; end: string }): Range {

@@ -334,9 +334,12 @@ export class ClickHouseDialect implements Dialect {
       ...(scan.selector ? this.selects(scan.selector) : []),
       ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
-      // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here.
-      ...(scan.firstEventsOnly ? [`(e.svc_id, e.time) IN (SELECT svc_id, min(time) FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id)`] : []),
     ];
+    // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here. Each
+    // own user's first time, then the (mapped) user's: outside the shards' reads, which lose a
+    // scalar subquery's value on 18.16.
+    const firstEvents = (svcIdAndTime: string, user: (svcId: string) => string) =>
+      `${svcIdAndTime} IN (SELECT ${user('own_svc_id')} AS user_svc_id, min(first_time) FROM (SELECT svc_id AS own_svc_id, min(time) AS first_time FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id) GROUP BY user_svc_id)`;
     // Aliases are not names of columns: ClickHouse resolves an alias before a column of the
     // same name, even one written `e.<name>`.
     const columns = [
@@ -350,9 +353,15 @@ export class ClickHouseDialect implements Dialect {
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
-    if (this.options.userMappings === false) return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    if (this.options.userMappings === false) {
+      const first = scan.firstEventsOnly ? [firstEvents('(e.svc_id, e.time)', (svcId) => svcId)] : [];
+      return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${[...where, ...first].join(' AND ')}`;
+    }
     const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
-    return this.mapped(scan, own);
+    // A mapped user's first event is the first of its own and its global user's (`svc_id` is the mapped one there).
+    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
+    const mapped = `SELECT ${mappedUser(scan.appId, 'own_svc_id')} AS svc_id, ${rest.join(', ')} FROM (${own})`;
+    return scan.firstEventsOnly ? `SELECT * FROM (${mapped}) WHERE ${firstEvents('(svc_id, time)', (svcId) => mappedUser(scan.appId, `assumeNotNull(${svcId})`))}` : mapped;
   }
 
   /** The join of the user's history and profile versions (`h`), when the scan reads them. */
@@ -370,16 +379,16 @@ export class ClickHouseDialect implements Dialect {
     return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }
 
-  /**
-   * A mapped user counts as the user it is mapped to (properties stay its own): the scan's
-   * `svc_id` through `transform` of the current mappings (-1 first: no empty arrays in transform).
-   * Outside the scan: an alias `svc_id` inside it would hide the column.
-   */
-  private mapped(scan: EventScan, own: string): string {
-    const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(scan.appId)}))`;
-    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
-    return `SELECT transform(own_svc_id, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), own_svc_id) AS svc_id, ${rest.join(', ')} FROM (${own})`;
-  }
+}
+
+/**
+ * A mapped user counts as the user it is mapped to (properties stay its own): an `svc_id`
+ * through `transform` of the current mappings (-1 first: no empty arrays in transform). Applied
+ * outside the scan: an alias `svc_id` inside it would hide the column.
+ */
+function mappedUser(appId: number, svcId: string): string {
+  const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(appId)}))`;
+  return `transform(${svcId}, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), ${svcId})`;
 }
 
 /** The time of a step not reached: after every instant (2^53, exact as a double too), never within a window. */

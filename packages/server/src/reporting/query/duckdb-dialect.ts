@@ -405,9 +405,11 @@ export class DuckDbDialect implements Dialect {
       ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
     ];
+    // A user mapped into a global user counts as that user (user mapping); properties stay its own.
+    const user = this.options.userMappings ? 'coalesce(m.to_svc, e.svc_id)' : 'e.svc_id';
+    const mapping = this.options.userMappings ? ' LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id' : '';
     const columns = [
-      // A user mapped into a global user counts as that user (user mapping); properties stay its own.
-      this.options.userMappings ? 'coalesce(m.to_svc, e.svc_id) AS svc_id' : 'e.svc_id',
+      `${user} AS svc_id`,
       'e.time',
       'e.ingest_seq',
       'e.event_type',
@@ -423,10 +425,10 @@ export class DuckDbDialect implements Dialect {
           FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL) h ON h.ingest_seq = e.ingest_seq`
       : '';
     const profile = needsProfile ? ' ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq' : '';
+    // A mapped user's first event is the first of its own and its global user's.
     const first = scan.firstEventsOnly
-      ? ` JOIN (SELECT svc_id, min(time) AS first_time FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL GROUP BY svc_id) f ON f.svc_id = e.svc_id AND f.first_time = e.time`
+      ? ` JOIN (SELECT ${user} AS svc_id, min(e.time) AS first_time FROM events e${mapping} WHERE e.app_id = ${scan.appId} AND e.svc_id IS NOT NULL GROUP BY 1) f ON f.svc_id = ${user} AND f.first_time = e.time`
       : '';
-    const mapping = this.options.userMappings ? ' LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id' : '';
     return `SELECT ${columns.join(', ')} FROM events e${mapping}${profile}${history}${first} WHERE ${where.join(' AND ')}`;
   }
 }
