@@ -127,3 +127,32 @@ test('a user mapped into another is one new user, new on the first event of eith
   const newUsers = await get('/api/2/users?start=20261107&end=20261109&m=new');
   expect(newUsers.body.data).toMatchObject({ series: [[1, 0, 0]], seriesCollapsed: [[1]] });
 });
+
+test('hourly on the days clocks change (New York): the repeated hour is one bucket holding both, the skipped hour is there with 0, nothing lost', async () => {
+  const play = (user: number, time: number) => ({ event_type: 'Play', user_id: `user-dst-${user}`, time });
+  const events = [
+    // 2026-11-01: 01:10, 01:20, 01:30 EDT, then 01:10, 01:20 EST (the clock went back at 02:00 EDT).
+    ...[[5, 10], [5, 20], [5, 30], [6, 10], [6, 20]].map(([hour, minute], i) => play(i, Date.UTC(2026, 10, 1, hour!, minute))),
+    // 2026-03-08: 01:30 EST, then 03:30 and 03:45 EDT (the clock went forward at 02:00 EST).
+    ...[[6, 30], [7, 30], [7, 45]].map(([hour, minute], i) => play(i, Date.UTC(2026, 2, 8, hour!, minute))),
+  ];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  h.server.tenancy.setTimeZone(h.project.app_id, 'America/New_York');
+  try {
+    const hourly = async (day: string, extra = '') => (await get(`/api/2/events/segmentation?start=${day}&end=${day}&i=-3600000&e=${json({ event_type: 'Play' })}${extra}`)).body.data;
+    const hours = (values: Record<number, number>) => Array.from({ length: 24 }, (_, hour) => values[hour] ?? 0);
+    const back = await hourly('20261101', '&m=totals');
+    expect(back.xValues).toHaveLength(24);
+    expect(back.xValues[1]).toBe('2026-11-01T01:00:00');
+    expect(back.series).toEqual([hours({ 1: 5 })]);
+    expect((await hourly('20261101', '&n=active')).series).toEqual([hours({ 1: 5 })]);
+    expect((await hourly('20261101', '&m=totals&rollingWindow=2')).series).toEqual([hours({ 1: 5, 2: 5 })]);
+    const forward = await hourly('20260308', '&m=totals');
+    expect(forward.xValues[2]).toBe('2026-03-08T02:00:00');
+    expect(forward.series).toEqual([hours({ 1: 1, 3: 2 })]);
+    expect((await hourly('20260308', '&m=totals&rollingWindow=2')).series).toEqual([hours({ 1: 1, 2: 1, 3: 2, 4: 2 })]);
+  } finally {
+    h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
+  }
+});

@@ -78,7 +78,7 @@ function contexts(timeZone: string): [RunnerContext, RunnerContext] {
   const common = { appId: APP, timeZone, now: () => NOW };
   return [
     { ...common, dialect: new DuckDbDialect({ userMappings: true }), query: (sql) => engines.duck.query(sql), queryChunks: (sql) => engines.duck.queryChunks(sql) },
-    { ...common, dialect: new ClickHouseDialect({ timeZone }), query: (sql) => engines.ch.query(sql), queryChunks: (sql) => engines.ch.queryChunks(sql) },
+    { ...common, dialect: new ClickHouseDialect(), query: (sql) => engines.ch.query(sql), queryChunks: (sql) => engines.ch.queryChunks(sql) },
   ];
 }
 

@@ -43,7 +43,7 @@ describe('user mapping', () => {
 
 describe('time zones', () => {
   const zone = 'America/New_York';
-  it('the spring-forward day has 23 hours and its late-evening events', () => {
+  it('the spring-forward day has 23 hours and its late-evening events; hourly, its skipped hour is there with 0', () => {
     const oracle = createOracle([
       event('A', Date.UTC(2026, 2, 8, 5, 30), { user_id: 'a' }), // 00:30 EST, 8 March
       event('A', Date.UTC(2026, 2, 9, 3, 30), { user_id: 'b' }), // 23:30 EDT, 8 March
@@ -52,10 +52,21 @@ describe('time zones', () => {
     expect(users(oracle, { start: '20260308', end: '20260309', m: 'active', i: 1 }))
       .toEqual({ xValues: ['2026-03-08', '2026-03-09'], series: [[2, 1]], seriesCollapsed: [[3]], seriesLabels: [0], seriesMeta: [{ segmentIndex: 0 }] });
     const hourly = segmentation(oracle, { start: '20260308', end: '20260308', e: { event_type: 'A' }, i: -3600000 });
-    expect(hourly.xValues).toHaveLength(23);
-    expect(hourly.xValues[2]).toBe('2026-03-08T03:00:00');
+    expect(hourly.xValues).toHaveLength(24);
+    expect(hourly.xValues[2]).toBe('2026-03-08T02:00:00');
     expect(hourly.series[0]![0]).toBe(1);
-    expect(hourly.series[0]![22]).toBe(1);
+    expect(hourly.series[0]![2]).toBe(0);
+    expect(hourly.series[0]![23]).toBe(1);
+  });
+
+  it('hourly, the hour repeated when clocks go back is one bucket holding both', () => {
+    const oracle = createOracle([
+      event('A', Date.UTC(2026, 10, 1, 5, 30), { user_id: 'a' }), // 01:30 EDT, 1 November
+      event('A', Date.UTC(2026, 10, 1, 6, 30), { user_id: 'b' }), // 01:30 EST, 1 November
+    ], zone);
+    const hourly = segmentation(oracle, { start: '20261101', end: '20261101', e: { event_type: 'A' }, i: -3600000, m: 'totals' });
+    expect(hourly.xValues).toHaveLength(24);
+    expect(hourly.series).toEqual([Array.from({ length: 24 }, (_, hour) => (hour === 1 ? 2 : 0))]);
   });
 
   it('weeks start on Monday and the first week bucket starts before the month edge', () => {

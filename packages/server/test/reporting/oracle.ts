@@ -169,13 +169,25 @@ export function inRange(ms: number, range: Range): boolean {
   return date >= isoDate(range.start) && date <= isoDate(range.end);
 }
 
-/** Bucket labels of the range in order; sub-day buckets by walking the instants (DST-proof). */
+/**
+ * Bucket labels of the range in order. Hours and 5 minutes: every wall-clock one of each local
+ * day (the hour skipped when clocks go forward too, the repeated one once); the others by
+ * walking the instants (DST-proof).
+ */
 export function xValuesOf(range: Range, interval: Interval): string[] {
+  const from = Date.parse(`${isoDate(range.start)}T00:00:00Z`);
+  const to = Date.parse(`${isoDate(range.end)}T00:00:00Z`);
+  if (interval === 'hourly' || interval === 'realtime') {
+    const labels: string[] = [];
+    const step = interval === 'hourly' ? 60 : 5;
+    const pad = (n: number) => String(n).padStart(2, '0');
+    for (let day = from; day <= to; day += DAY_MS) {
+      for (let minute = 0; minute < 24 * 60; minute += step) labels.push(`${new Date(day).toISOString().slice(0, 10)}T${pad(Math.floor(minute / 60))}:${pad(minute % 60)}:00`);
+    }
+    return labels;
+  }
   const labels = new Set<string>();
-  const step = interval === 'realtime' ? 5 * 60_000 : interval === 'hourly' ? 15 * 60_000 : 3_600_000;
-  const from = Date.parse(`${isoDate(range.start)}T00:00:00Z`) - DAY_MS;
-  const to = Date.parse(`${isoDate(range.end)}T00:00:00Z`) + 2 * DAY_MS;
-  for (let ms = from; ms < to; ms += step) if (inRange(ms, range)) labels.add(bucketOf(ms, range.timeZone, interval));
+  for (let ms = from - DAY_MS; ms < to + 2 * DAY_MS; ms += 3_600_000) if (inRange(ms, range)) labels.add(bucketOf(ms, range.timeZone, interval));
   return [...labels];
 }
 

@@ -13,8 +13,9 @@
 // - `set is` / `set is not` split an array's JSON text into its elements by a regular
 //   expression (no JSON arrays on 18.16): arrays of strings, numbers, booleans and nulls. An
 //   array holding arrays or objects stops the query with an error (throwIf), never a wrong answer.
-// Time zones are ClickHouse's own (`toDateTime(seconds, tz)`); DateTime is seconds since 1970
-// in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
+// Buckets are local wall times from the zone's offsets as DuckDB's (`localWallMs`), held in
+// DateTime in UTC; DateTime is seconds since 1970 in 32 bits, so instants before 1970 or after
+// 2106 do not bucket correctly.
 // The user's state at event time, without window functions or ASOF JOIN: one join (`h`) of a
 // row per user: `start_version` (argMin skips NULLs: the first version seen) and the
 // `ingest_seq` of the first revenue event (`paying` from then on), and the user's profile
@@ -24,7 +25,7 @@
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from './model.js';
-import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
+import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
 
@@ -77,8 +78,6 @@ export function refusalOf(error: unknown): string | undefined {
 }
 
 export interface ClickHouseDialectOptions {
-  /** The project's time zone: `bucketOf` makes bucket values in it. */
-  timeZone: string;
   /** Whether the project has user mappings (then every scan resolves mapped users); default true. */
   userMappings?: boolean;
 }
@@ -86,7 +85,7 @@ export interface ClickHouseDialectOptions {
 export class ClickHouseDialect implements Dialect {
   string = string;
 
-  constructor(private readonly options: ClickHouseDialectOptions) {}
+  constructor(private readonly options: ClickHouseDialectOptions = {}) {}
 
   get mapsUsers(): boolean {
     return this.options.userMappings !== false;
@@ -291,12 +290,11 @@ export class ClickHouseDialect implements Dialect {
   }
 
   /**
-   * The start of the bucket as a DateTime in the project's zone (the zone is part of its type,
-   * so `toString` prints local wall time). `fromMs` and `toMs` are not needed: ClickHouse
-   * converts each instant with its own time zone data.
+   * The local wall time of the bucket start, as a DateTime in UTC (printed as the wall time):
+   * one value per label, so the hour repeated when clocks go back is one bucket, as on DuckDB.
    */
-  bucket(interval: Interval, timeZone: string, epochMs: string): string {
-    const local = `toDateTime(intDiv(${epochMs}, 1000), ${string(timeZone)})`;
+  bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+    const local = `toDateTime(intDiv(${localWallMs(timeZone, epochMs, fromMs, toMs)}, 1000), 'UTC')`;
     switch (interval) {
       case 'minute5':
         return `toStartOfFiveMinute(${local})`;
@@ -305,9 +303,9 @@ export class ClickHouseDialect implements Dialect {
       case 'day':
         return `toStartOfDay(${local})`;
       case 'week':
-        return `toDateTime(toMonday(${local}), ${string(timeZone)})`;
+        return `toDateTime(toMonday(${local}), 'UTC')`;
       case 'month':
-        return `toDateTime(toStartOfMonth(${local}), ${string(timeZone)})`;
+        return `toDateTime(toStartOfMonth(${local}), 'UTC')`;
     }
   }
 
@@ -320,7 +318,7 @@ export class ClickHouseDialect implements Dialect {
 
   bucketOf(label: string): string {
     const [day, time = '00:00:00'] = label.split('T');
-    return `toDateTime(${string(`${day} ${time}`)}, ${string(this.options.timeZone)})`;
+    return `toDateTime(${string(`${day} ${time}`)}, 'UTC')`;
   }
 
   scan(scan: EventScan): string {
@@ -349,7 +347,7 @@ export class ClickHouseDialect implements Dialect {
       'e.event_type',
       'e.session_id',
       `${ACTIVE} AS active`,
-      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`)} AS bucket`] : []),
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];

@@ -95,6 +95,18 @@ const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const list = (values: readonly string[]) => `[${values.map(string).join(', ')}]`;
 const jsonPointer = (name: string) => string(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
+/**
+ * An epoch-ms expression (an instant within [fromMs, toMs)) as the local wall time in ms since
+ * 1970, in SQL both dialects read: the zone's offsets over the range are a CASE on the epoch (a
+ * few DST changes at most), much cheaper than a time zone conversion per row, and the same
+ * offsets on every engine. The hour repeated when clocks go back is one wall hour.
+ */
+export function localWallMs(timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+  const offsets = offsetsBetween(timeZone, fromMs, toMs);
+  const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
+  return `(${epochMs} + ${offset})`;
+}
+
 /** The text of an event property in a JSON of event properties: what `text()` reads, and what a materialized column holds. */
 export const eventPropertyText = (properties: string, name: string) => `json_extract_string(${properties}, ${jsonPointer(name)})`;
 
@@ -370,15 +382,9 @@ export class DuckDbDialect implements Dialect {
     return conditions.length === 0 ? 'true' : `(${conditions.join(' AND ')})`;
   }
 
-  /**
-   * The local wall time of the bucket start, as a TIMESTAMP. The zone's offsets over the range
-   * are a CASE on the epoch (a few DST changes at most): much cheaper than a time zone
-   * conversion per row. Labels are made after grouping (`bucketLabel`).
-   */
+  /** The local wall time of the bucket start, as a TIMESTAMP. Labels are made after grouping (`bucketLabel`). */
   bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
-    const offsets = offsetsBetween(timeZone, fromMs, toMs);
-    const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
-    const local = `make_timestamp((${epochMs} + ${offset}) * 1000)`;
+    const local = `make_timestamp(${localWallMs(timeZone, epochMs, fromMs, toMs)} * 1000)`;
     return interval === 'minute5' ? `time_bucket(INTERVAL 5 MINUTE, ${local})` : `date_trunc('${BUCKET_UNITS[interval]}', ${local})`;
   }
 
