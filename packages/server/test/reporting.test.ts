@@ -156,3 +156,14 @@ test('hourly on the days clocks change (New York): the repeated hour is one buck
     h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
   }
 });
+
+test('session-length bins are start-inclusive, end-exclusive: a session as long as the last bin ends is in none, unless it reaches the one-day cap', async () => {
+  const session = (user: string, start: number, lengthMs: number) =>
+    [start, start + lengthMs].map((time) => ({ event_type: 'Play', user_id: user, time, session_id: start }));
+  const events = [...session('user-s1', at(12, 10), 60_000), ...session('user-s2', at(12, 11), 120_000), ...session('user-s3', at(12, 0), 25 * 3_600_000)];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const lengths = async (bins = '') => (await get(`/api/2/sessions/length?start=20261112&end=20261112${bins}`)).body.data;
+  expect(await lengths('&timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=2&timeHistogramConfigBinSize=1&timeHistogramConfigBinTimeUnit=minutes')).toEqual({ xValues: ['0s-60s', '60s-120s'], series: [[0, 1]] });
+  expect((await lengths()).series).toEqual([[0, 0, 0, 0, 2, 0, 0, 0, 1]]);
+});

@@ -221,6 +221,13 @@ describe('sessions, composition, events list', () => {
     expect(sessionAverage(oracle, twoDays).series).toEqual([[61, 4]]);
     expect(sessionsPerUser(oracle, twoDays).series).toEqual([[0.5, 1]]);
   });
+  it('session-length bins are [start, end): a session as long as the last bin ends is in none, unless it reaches the one-day cap', () => {
+    const session = (user: string, start: number, lengthMs: number) => [start, start + lengthMs].map((time) => event('A', time, { user_id: user, session_id: start }));
+    const edges = createOracle([...session('a', MONDAY + HOUR, 60_000), ...session('b', MONDAY + 2 * HOUR, 120_000), ...session('c', MONDAY, 25 * HOUR)]);
+    const monday = { start: '20260302', end: '20260302' };
+    expect(sessionLength(edges, { ...monday, timeHistogramConfigBinMin: 0, timeHistogramConfigBinMax: 2, timeHistogramConfigBinSize: 1, timeHistogramConfigBinTimeUnit: 'minutes' }).series).toEqual([[0, 1]]);
+    expect(sessionLength(edges, monday).series).toEqual([[0, 0, 0, 0, 2, 0, 0, 0, 1]]);
+  });
   it('composition takes the latest active event in range', () => {
     expect(composition(oracle, { start: '20260302', end: '20260302', p: 'country' }))
       .toEqual({ series: [[1, 1]], seriesLabels: ['country'], xValues: ['Germany', 'Japan'] });

@@ -341,8 +341,9 @@ export function sessionLength(oracle: Oracle, params: SessionLengthParams) {
     edges.push(params.timeHistogramConfigBinMax * unit);
   }
   const sessions = sessionsInRange(oracle, rangeOf(oracle, params));
+  // [start, end); lengths are capped at a day, which a bin ending there holds.
   const counts = edges.slice(1).map((upper, k) =>
-    sessions.filter((s) => s.lengthMs >= edges[k]! && (s.lengthMs < upper || (k === edges.length - 2 && s.lengthMs === upper))).length);
+    sessions.filter((s) => s.lengthMs >= edges[k]! && (s.lengthMs < upper || (upper === DAY_MS && s.lengthMs === upper))).length);
   return {
     series: [counts],
     xValues: edges.slice(1).map((upper, k) => `${edges[k]! / 1000}s-${upper / 1000}s`),
