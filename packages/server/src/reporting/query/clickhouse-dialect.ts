@@ -356,9 +356,9 @@ export class ClickHouseDialect implements Dialect {
       return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${[...where, ...first].join(' AND ')}`;
     }
     const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
-    // A mapped user's first event is the first of its own and its global user's (`svc_id` is the mapped one there).
     const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
     const mapped = `SELECT ${mappedUser(scan.appId, 'own_svc_id')} AS svc_id, ${rest.join(', ')} FROM (${own})`;
+    // A mapped user's first event is the first of its own and its global user's (`svc_id` is the mapped one there).
     return scan.firstEventsOnly ? `SELECT * FROM (${mapped}) WHERE ${firstEvents('(svc_id, time)', (svcId) => mappedUser(scan.appId, `assumeNotNull(${svcId})`))}` : mapped;
   }
 
@@ -376,7 +376,6 @@ export class ClickHouseDialect implements Dialect {
     const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
     return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }
-
 }
 
 /**
