@@ -237,7 +237,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const links = new SignedLinks(linkSecret(sharedDir), clock);
   const taxonomyStore = new TaxonomyStore(entitySql);
   // The names of events and properties do not depend on the time zone.
-  const ingestedNamesDialect = clickhouse ? new ClickHouseDialect({ timeZone: 'UTC' }) : new DuckDbDialect();
+  const ingestedNamesDialect = clickhouse ? new ClickHouseDialect() : new DuckDbDialect();
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, ingestedNamesDialect));
   const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store, {
     clock,

@@ -8,11 +8,11 @@ import { postJson, send } from './support/http.js';
 
 let h: Harness;
 let auth: Record<string, string>;
-const at = (day: number, hour: number) => Date.UTC(2026, 10, day, hour);
+const at = (day: number, hour: number, minute = 0) => Date.UTC(2026, 10, day, hour, minute);
 const json = (value: unknown) => encodeURIComponent(JSON.stringify(value));
 
 beforeAll(async () => {
-  h = await startHarness(['ingest', 'app']);
+  h = await startHarness(['ingest', 'app', 'api']);
   auth = { authorization: `Basic ${Buffer.from(`${h.project.api_key}:${h.project.secret_key}`).toString('base64')}` };
   const events = [
     { event_type: 'Play', user_id: 'user-0001', time: at(2, 10), country: 'Germany' },
@@ -22,6 +22,7 @@ beforeAll(async () => {
     // Nov 5, outside the range of the other tests.
     { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 10), event_properties: { tags: ['a', 'b'] } },
     { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 11), event_properties: { tags: ['c'] } },
+    { event_type: 'Tagged', user_id: 'user-0003', time: at(5, 11, 30), event_properties: { tags: 'b' } },
     { event_type: 'Grid', user_id: 'user-0003', time: at(5, 12), event_properties: { matrix: [['x'], ['y']], tags: [['b']] } },
   ];
   expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
@@ -120,14 +121,72 @@ test('the typed client: a segmentation and a funnel, parameters passed as object
   expect(funnel.data?.data[0]?.cumulativeRaw).toEqual([2, 1]);
 });
 
-test('"set is" on arrays answers on both engines (events of other types with nested arrays under the key do not matter); on arrays of arrays or objects ClickHouse answers 400 with the reason, never a wrong answer', async () => {
-  const setIs = (eventType: string, key: string, value: string) =>
-    get(`/api/2/events/segmentation?start=20261105&end=20261105&m=totals&e=${json({ event_type: eventType, filters: [{ subprop_type: 'event', subprop_key: key, subprop_op: 'set is', subprop_value: [value] }] })}`);
-  expect((await setIs('Tagged', 'tags', 'b')).body).toMatchObject({ data: { series: [[1]] } });
-  const nested = await setIs('Grid', 'matrix', 'x');
+test('"set is" is set equality (a scalar is a one-element set) on both engines (events of other types with nested arrays under the key do not matter); on arrays of arrays or objects ClickHouse answers 400 with the reason, never a wrong answer', async () => {
+  const setIs = (eventType: string, key: string, values: string[], op = 'set is') =>
+    get(`/api/2/events/segmentation?start=20261105&end=20261105&m=totals&e=${json({ event_type: eventType, filters: [{ subprop_type: 'event', subprop_key: key, subprop_op: op, subprop_value: values }] })}`);
+  // Tagged's tags: ['a', 'b'], ['c'], 'b'.
+  expect((await setIs('Tagged', 'tags', ['b', 'a'])).body).toMatchObject({ data: { series: [[1]] } });
+  expect((await setIs('Tagged', 'tags', ['b'])).body).toMatchObject({ data: { series: [[1]] } });
+  expect((await setIs('Tagged', 'tags', ['b'], 'set is not')).body).toMatchObject({ data: { series: [[2]] } });
+  const nested = await setIs('Grid', 'matrix', ['x']);
   if (process.env.SVC_TEST_ENGINE === 'clickhouse') {
     expect(nested).toMatchObject({ status: 400, body: { code: 400, error: 'Not supported on the ClickHouse engine: set operators on arrays that hold arrays or objects' } });
   } else {
     expect(nested.status).toBe(200);
   }
+});
+
+test('a user mapped into another is one new user, new on the first event of either', async () => {
+  const events = [
+    { event_type: 'Open', user_id: 'user-phone', time: at(7, 10) },
+    { event_type: 'Open', user_id: 'user-laptop', time: at(8, 10) },
+    { event_type: 'Open', user_id: 'user-phone', time: at(9, 10) },
+    { event_type: 'Open', user_id: 'user-laptop', time: at(9, 11) },
+  ];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const mapping = { user_id: 'user-phone', global_user_id: 'user-laptop' };
+  expect((await postJson(`${h.proxied.api}/usermap`, { api_key: h.project.api_key, mapping })).status).toBe(200);
+  const newUsers = await get('/api/2/users?start=20261107&end=20261109&m=new');
+  expect(newUsers.body.data).toMatchObject({ series: [[1, 0, 0]], seriesCollapsed: [[1]] });
+});
+
+test('hourly on the days clocks change (New York): the repeated hour is one bucket holding both, the skipped hour is there with 0, nothing lost', async () => {
+  const play = (user: number, time: number) => ({ event_type: 'Play', user_id: `user-dst-${user}`, time });
+  const events = [
+    // 2026-11-01: 01:10, 01:20, 01:30 EDT, then 01:10, 01:20 EST (the clock went back at 02:00 EDT).
+    ...[[5, 10], [5, 20], [5, 30], [6, 10], [6, 20]].map(([hour, minute], i) => play(i, Date.UTC(2026, 10, 1, hour!, minute))),
+    // 2026-03-08: 01:30 EST, then 03:30 and 03:45 EDT (the clock went forward at 02:00 EST).
+    ...[[6, 30], [7, 30], [7, 45]].map(([hour, minute], i) => play(i, Date.UTC(2026, 2, 8, hour!, minute))),
+  ];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  h.server.tenancy.setTimeZone(h.project.app_id, 'America/New_York');
+  try {
+    const hourly = async (day: string, extra = '') => (await get(`/api/2/events/segmentation?start=${day}&end=${day}&i=-3600000&e=${json({ event_type: 'Play' })}${extra}`)).body.data;
+    const hours = (values: Record<number, number>) => Array.from({ length: 24 }, (_, hour) => values[hour] ?? 0);
+    const back = await hourly('20261101', '&m=totals');
+    expect(back.xValues).toHaveLength(24);
+    expect(back.xValues[1]).toBe('2026-11-01T01:00:00');
+    expect(back.series).toEqual([hours({ 1: 5 })]);
+    expect((await hourly('20261101', '&n=active')).series).toEqual([hours({ 1: 5 })]);
+    expect((await hourly('20261101', '&m=totals&rollingWindow=2')).series).toEqual([hours({ 1: 5, 2: 5 })]);
+    const forward = await hourly('20260308', '&m=totals');
+    expect(forward.xValues[2]).toBe('2026-03-08T02:00:00');
+    expect(forward.series).toEqual([hours({ 1: 1, 3: 2 })]);
+    expect((await hourly('20260308', '&m=totals&rollingWindow=2')).series).toEqual([hours({ 1: 1, 2: 1, 3: 2, 4: 2 })]);
+  } finally {
+    h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
+  }
+});
+
+test('session-length bins are start-inclusive, end-exclusive: a session as long as the last bin ends is in none, unless it reaches the one-day cap', async () => {
+  const session = (user: string, start: number, lengthMs: number) =>
+    [start, start + lengthMs].map((time) => ({ event_type: 'Play', user_id: user, time, session_id: start }));
+  const events = [...session('user-s1', at(12, 10), 60_000), ...session('user-s2', at(12, 11), 120_000), ...session('user-s3', at(12, 0), 25 * 3_600_000)];
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const lengths = async (bins = '') => (await get(`/api/2/sessions/length?start=20261112&end=20261112${bins}`)).body.data;
+  expect(await lengths('&timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=2&timeHistogramConfigBinSize=1&timeHistogramConfigBinTimeUnit=minutes')).toEqual({ xValues: ['0s-60s', '60s-120s'], series: [[0, 1]] });
+  expect((await lengths()).series).toEqual([[0, 0, 0, 0, 2, 0, 0, 0, 1]]);
 });

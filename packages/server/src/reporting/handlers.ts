@@ -97,9 +97,9 @@ export const duckDbDialectOf =
 
 export const clickHouseDialectOf =
   (source: ReportingSource): DialectOf =>
-  async (appId, timeZone) => {
+  async (appId) => {
     const [mappings] = await source.query(ClickHouseDialect.userMappingsQuery(appId));
-    return new ClickHouseDialect({ timeZone, userMappings: Number(mappings?.mapped) === 1 });
+    return new ClickHouseDialect({ userMappings: Number(mappings?.mapped) === 1 });
   };
 
 export class ReportingHandlers {

@@ -74,7 +74,7 @@ test('each shard holds a part of the events, and each user on one shard only', a
   expect([...perShard[0]!.users].filter((svcId) => perShard[1]!.users.has(svcId))).toEqual([]);
 });
 
-const dialect = new ClickHouseDialect({ timeZone: TIME_ZONE });
+const dialect = new ClickHouseDialect();
 const scan = (overrides: Partial<EventScan>): EventScan => ({ appId: APP, timeZone: TIME_ZONE, range: RANGE, segment: [], properties: [], interval: 'day', ...overrides });
 const QUESTIONS: [string, string][] = [
   ['active users per day', `SELECT ${dialect.bucketLabel('bucket', 'day')} AS label, uniqExact(svc_id) AS n FROM (${dialect.scan(scan({ selector: { eventType: '_active', conditions: [] } }))}) GROUP BY bucket`],

@@ -28,9 +28,22 @@ describe('identity', () => {
   });
 });
 
+describe('user mapping', () => {
+  it('a mapped user is its global user: active once, new once on the first event of either', () => {
+    const oracle = createOracle([
+      event('A', MONDAY, { user_id: 'phone' }),
+      event('A', MONDAY + DAY, { user_id: 'laptop' }),
+      event('A', MONDAY + DAY + 1, { user_id: 'phone' }),
+    ], 'UTC', [{ userId: 'phone', globalUserId: 'laptop' }]);
+    const twoDays = { start: '20260302', end: '20260303', i: 1 } as const;
+    expect(users(oracle, { ...twoDays, m: 'new' })).toMatchObject({ series: [[1, 0]], seriesCollapsed: [[1]] });
+    expect(users(oracle, { ...twoDays, m: 'active' })).toMatchObject({ series: [[1, 1]], seriesCollapsed: [[1]] });
+  });
+});
+
 describe('time zones', () => {
   const zone = 'America/New_York';
-  it('the spring-forward day has 23 hours and its late-evening events', () => {
+  it('the spring-forward day has 23 hours and its late-evening events; hourly, its skipped hour is there with 0', () => {
     const oracle = createOracle([
       event('A', Date.UTC(2026, 2, 8, 5, 30), { user_id: 'a' }), // 00:30 EST, 8 March
       event('A', Date.UTC(2026, 2, 9, 3, 30), { user_id: 'b' }), // 23:30 EDT, 8 March
@@ -39,10 +52,21 @@ describe('time zones', () => {
     expect(users(oracle, { start: '20260308', end: '20260309', m: 'active', i: 1 }))
       .toEqual({ xValues: ['2026-03-08', '2026-03-09'], series: [[2, 1]], seriesCollapsed: [[3]], seriesLabels: [0], seriesMeta: [{ segmentIndex: 0 }] });
     const hourly = segmentation(oracle, { start: '20260308', end: '20260308', e: { event_type: 'A' }, i: -3600000 });
-    expect(hourly.xValues).toHaveLength(23);
-    expect(hourly.xValues[2]).toBe('2026-03-08T03:00:00');
+    expect(hourly.xValues).toHaveLength(24);
+    expect(hourly.xValues[2]).toBe('2026-03-08T02:00:00');
     expect(hourly.series[0]![0]).toBe(1);
-    expect(hourly.series[0]![22]).toBe(1);
+    expect(hourly.series[0]![2]).toBe(0);
+    expect(hourly.series[0]![23]).toBe(1);
+  });
+
+  it('hourly, the hour repeated when clocks go back is one bucket holding both', () => {
+    const oracle = createOracle([
+      event('A', Date.UTC(2026, 10, 1, 5, 30), { user_id: 'a' }), // 01:30 EDT, 1 November
+      event('A', Date.UTC(2026, 10, 1, 6, 30), { user_id: 'b' }), // 01:30 EST, 1 November
+    ], zone);
+    const hourly = segmentation(oracle, { start: '20261101', end: '20261101', e: { event_type: 'A' }, i: -3600000, m: 'totals' });
+    expect(hourly.xValues).toHaveLength(24);
+    expect(hourly.series).toEqual([Array.from({ length: 24 }, (_, hour) => (hour === 1 ? 2 : 0))]);
   });
 
   it('weeks start on Monday and the first week bucket starts before the month edge', () => {
@@ -75,7 +99,12 @@ describe('filters', () => {
     ['greater or equal', ['4.5'], ['4'], true],
     ['set is', ['a', 'b'], ['b', 'a'], true],
     ['set is', ['a'], ['a', 'b'], false],
+    ['set is', ['a', 'b', 'c'], ['a', 'b'], false],
+    ['set is', ['a', 'a'], ['a'], true],
+    ['set is', ['(none)'], ['a'], false],
     ['set is not', ['a'], ['a', 'b'], true],
+    ['set is not', ['a', 'b', 'c'], ['a', 'b'], true],
+    ['set is not', ['b', 'a'], ['a', 'b'], false],
   ] as const)('%s %j against %j → %s', (op, values, wanted, expected) => {
     expect(matches([...values], op, [...wanted])).toBe(expected);
   });
@@ -191,6 +220,13 @@ describe('sessions, composition, events list', () => {
     expect(sessionLength(oracle, { ...twoDays, timeHistogramConfigBinMin: 0, timeHistogramConfigBinMax: 2, timeHistogramConfigBinSize: 1, timeHistogramConfigBinTimeUnit: 'minutes' }).series).toEqual([[1, 1]]);
     expect(sessionAverage(oracle, twoDays).series).toEqual([[61, 4]]);
     expect(sessionsPerUser(oracle, twoDays).series).toEqual([[0.5, 1]]);
+  });
+  it('session-length bins are [start, end): a session as long as the last bin ends is in none, unless it reaches the one-day cap', () => {
+    const session = (user: string, start: number, lengthMs: number) => [start, start + lengthMs].map((time) => event('A', time, { user_id: user, session_id: start }));
+    const edges = createOracle([...session('a', MONDAY + HOUR, 60_000), ...session('b', MONDAY + 2 * HOUR, 120_000), ...session('c', MONDAY, 25 * HOUR)]);
+    const monday = { start: '20260302', end: '20260302' };
+    expect(sessionLength(edges, { ...monday, timeHistogramConfigBinMin: 0, timeHistogramConfigBinMax: 2, timeHistogramConfigBinSize: 1, timeHistogramConfigBinTimeUnit: 'minutes' }).series).toEqual([[0, 1]]);
+    expect(sessionLength(edges, monday).series).toEqual([[0, 0, 0, 0, 2, 0, 0, 0, 1]]);
   });
   it('composition takes the latest active event in range', () => {
     expect(composition(oracle, { start: '20260302', end: '20260302', p: 'country' }))

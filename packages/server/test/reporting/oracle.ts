@@ -169,13 +169,25 @@ export function inRange(ms: number, range: Range): boolean {
   return date >= isoDate(range.start) && date <= isoDate(range.end);
 }
 
-/** Bucket labels of the range in order; sub-day buckets by walking the instants (DST-proof). */
+/**
+ * Bucket labels of the range in order. Hours and 5 minutes: every wall-clock one of each local
+ * day (the hour skipped when clocks go forward too, the repeated one once); the others by
+ * walking the instants (DST-proof).
+ */
 export function xValuesOf(range: Range, interval: Interval): string[] {
+  const from = Date.parse(`${isoDate(range.start)}T00:00:00Z`);
+  const to = Date.parse(`${isoDate(range.end)}T00:00:00Z`);
+  if (interval === 'hourly' || interval === 'realtime') {
+    const labels: string[] = [];
+    const step = interval === 'hourly' ? 60 : 5;
+    const pad = (n: number) => String(n).padStart(2, '0');
+    for (let day = from; day <= to; day += DAY_MS) {
+      for (let minute = 0; minute < 24 * 60; minute += step) labels.push(`${new Date(day).toISOString().slice(0, 10)}T${pad(Math.floor(minute / 60))}:${pad(minute % 60)}:00`);
+    }
+    return labels;
+  }
   const labels = new Set<string>();
-  const step = interval === 'realtime' ? 5 * 60_000 : interval === 'hourly' ? 15 * 60_000 : 3_600_000;
-  const from = Date.parse(`${isoDate(range.start)}T00:00:00Z`) - DAY_MS;
-  const to = Date.parse(`${isoDate(range.end)}T00:00:00Z`) + 2 * DAY_MS;
-  for (let ms = from; ms < to; ms += step) if (inRange(ms, range)) labels.add(bucketOf(ms, range.timeZone, interval));
+  for (let ms = from - DAY_MS; ms < to + 2 * DAY_MS; ms += 3_600_000) if (inRange(ms, range)) labels.add(bucketOf(ms, range.timeZone, interval));
   return [...labels];
 }
 
@@ -218,9 +230,16 @@ export function matches(values: string[], op: Operator, wanted: string[]): boole
     case 'less or equal': return numeric((a, b) => a <= b);
     case 'greater': return numeric((a, b) => a > b);
     case 'greater or equal': return numeric((a, b) => a >= b);
-    case 'set is': return wanted.every((w) => values.includes(w));
-    case 'set is not': return !wanted.every((w) => values.includes(w));
+    case 'set is': return sameSet(values, wanted);
+    case 'set is not': return !sameSet(values, wanted);
   }
+}
+
+/** Whether a property's values (a missing one: none) and the wanted ones are the same set. */
+function sameSet(values: string[], wanted: string[]): boolean {
+  const have = new Set(values.filter((v) => v !== NONE));
+  const want = new Set(wanted);
+  return have.size === want.size && [...want].every((w) => have.has(w));
 }
 
 export interface Filter { subprop_type: 'event' | 'user'; subprop_key: string; subprop_op: Operator; subprop_value: string[] }
@@ -238,8 +257,16 @@ export function passesSegment(r: ResolvedEvent, segment: readonly Segment[] | un
 
 export interface Oracle { events: ResolvedEvent[]; timeZone: string }
 
-export function createOracle(uploads: readonly UploadEvent[], timeZone = 'UTC'): Oracle {
-  return { events: resolveEvents(uploads), timeZone };
+/** `/usermap`: `userId`'s events count as `globalUserId`'s user. */
+export interface UserMapping { userId: string; globalUserId: string }
+
+export function createOracle(uploads: readonly UploadEvent[], timeZone = 'UTC', mappings: readonly UserMapping[] = []): Oracle {
+  const events = resolveEvents(uploads);
+  const svcOf = (userId: string) => events.find((r) => r.event.user_id === userId)?.svcId;
+  const mappedInto = new Map(mappings.map(({ userId, globalUserId }) => [svcOf(userId), svcOf(globalUserId)]));
+  // After the properties are resolved: a mapped user's properties stay its own.
+  for (const r of events) r.svcId = mappedInto.get(r.svcId) ?? r.svcId;
+  return { events, timeZone };
 }
 
 function rangeOf(oracle: Oracle, params: { start: string; end: string }): Range {
@@ -314,8 +341,9 @@ export function sessionLength(oracle: Oracle, params: SessionLengthParams) {
     edges.push(params.timeHistogramConfigBinMax * unit);
   }
   const sessions = sessionsInRange(oracle, rangeOf(oracle, params));
+  // [start, end); lengths are capped at a day, which a bin ending there holds.
   const counts = edges.slice(1).map((upper, k) =>
-    sessions.filter((s) => s.lengthMs >= edges[k]! && (s.lengthMs < upper || (k === edges.length - 2 && s.lengthMs === upper))).length);
+    sessions.filter((s) => s.lengthMs >= edges[k]! && (s.lengthMs < upper || (upper === DAY_MS && s.lengthMs === upper))).length);
   return {
     series: [counts],
     xValues: edges.slice(1).map((upper, k) => `${edges[k]! / 1000}s-${upper / 1000}s`),

@@ -13,8 +13,9 @@
 // - `set is` / `set is not` split an array's JSON text into its elements by a regular
 //   expression (no JSON arrays on 18.16): arrays of strings, numbers, booleans and nulls. An
 //   array holding arrays or objects stops the query with an error (throwIf), never a wrong answer.
-// Time zones are ClickHouse's own (`toDateTime(seconds, tz)`); DateTime is seconds since 1970
-// in 32 bits, so instants before 1970 or after 2106 do not bucket correctly.
+// Buckets are local wall times from the zone's offsets as DuckDB's (`localWallMs`), held in
+// DateTime in UTC; DateTime is seconds since 1970 in 32 bits, so instants before 1970 or after
+// 2106 do not bucket correctly.
 // The user's state at event time, without window functions or ASOF JOIN: one join (`h`) of a
 // row per user: `start_version` (argMin skips NULLs: the first version seen) and the
 // `ingest_seq` of the first revenue event (`paying` from then on), and the user's profile
@@ -24,7 +25,7 @@
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from './model.js';
-import type { ChainedFunnel, Dialect, PerBucketAndWhole } from './duckdb-dialect.js';
+import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
 
@@ -77,8 +78,6 @@ export function refusalOf(error: unknown): string | undefined {
 }
 
 export interface ClickHouseDialectOptions {
-  /** The project's time zone: `bucketOf` makes bucket values in it. */
-  timeZone: string;
   /** Whether the project has user mappings (then every scan resolves mapped users); default true. */
   userMappings?: boolean;
 }
@@ -86,7 +85,7 @@ export interface ClickHouseDialectOptions {
 export class ClickHouseDialect implements Dialect {
   string = string;
 
-  constructor(private readonly options: ClickHouseDialectOptions) {}
+  constructor(private readonly options: ClickHouseDialectOptions = {}) {}
 
   get mapsUsers(): boolean {
     return this.options.userMappings !== false;
@@ -130,6 +129,12 @@ export class ClickHouseDialect implements Dialect {
     return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
+  /** Whether the property's elements, without repeats and NULLs, are the values' set (as DuckDbDialect's `set is`). */
+  private setIs(property: PropertyRef, values: string[], scope: string): string {
+    const elements = `arrayFilter(x -> isNotNull(x), ${this.elements(property, scope)})`;
+    return `(arraySort(arrayDistinct(${elements})) = arraySort(arrayDistinct([${values.map(string).join(', ')}])))`;
+  }
+
   /** `scope`: the rows the condition is asked of (see `elements`). */
   condition({ property, op, values }: Condition, scope = '1'): string {
     const value = this.text(property);
@@ -157,9 +162,9 @@ export class ClickHouseDialect implements Dialect {
       case 'greater or equal':
         return compare('>=');
       case 'set is':
-        return `hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
+        return this.setIs(property, values, scope);
       case 'set is not':
-        return `NOT hasAll(${this.elements(property, scope)}, [${values.map(string).join(', ')}])`;
+        return `NOT ${this.setIs(property, values, scope)}`;
     }
   }
 
@@ -285,12 +290,11 @@ export class ClickHouseDialect implements Dialect {
   }
 
   /**
-   * The start of the bucket as a DateTime in the project's zone (the zone is part of its type,
-   * so `toString` prints local wall time). `fromMs` and `toMs` are not needed: ClickHouse
-   * converts each instant with its own time zone data.
+   * The local wall time of the bucket start, as a DateTime in UTC (printed as the wall time):
+   * one value per label, so the hour repeated when clocks go back is one bucket, as on DuckDB.
    */
-  bucket(interval: Interval, timeZone: string, epochMs: string): string {
-    const local = `toDateTime(intDiv(${epochMs}, 1000), ${string(timeZone)})`;
+  bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+    const local = `toDateTime(intDiv(${localWallMs(timeZone, epochMs, fromMs, toMs)}, 1000), 'UTC')`;
     switch (interval) {
       case 'minute5':
         return `toStartOfFiveMinute(${local})`;
@@ -299,9 +303,9 @@ export class ClickHouseDialect implements Dialect {
       case 'day':
         return `toStartOfDay(${local})`;
       case 'week':
-        return `toDateTime(toMonday(${local}), ${string(timeZone)})`;
+        return `toDateTime(toMonday(${local}), 'UTC')`;
       case 'month':
-        return `toDateTime(toStartOfMonth(${local}), ${string(timeZone)})`;
+        return `toDateTime(toStartOfMonth(${local}), 'UTC')`;
     }
   }
 
@@ -314,7 +318,7 @@ export class ClickHouseDialect implements Dialect {
 
   bucketOf(label: string): string {
     const [day, time = '00:00:00'] = label.split('T');
-    return `toDateTime(${string(`${day} ${time}`)}, ${string(this.options.timeZone)})`;
+    return `toDateTime(${string(`${day} ${time}`)}, 'UTC')`;
   }
 
   scan(scan: EventScan): string {
@@ -328,9 +332,12 @@ export class ClickHouseDialect implements Dialect {
       ...(scan.selector ? this.selects(scan.selector) : []),
       ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
-      // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here.
-      ...(scan.firstEventsOnly ? [`(e.svc_id, e.time) IN (SELECT svc_id, min(time) FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id)`] : []),
     ];
+    // A user's first events: 18.16 joins on equal keys only, a tuple IN does the same here. Each
+    // own user's first time, then the (mapped) user's: outside the shards' reads, which lose a
+    // scalar subquery's value on 18.16.
+    const firstEvents = (svcIdAndTime: string, user: (svcId: string) => string) =>
+      `${svcIdAndTime} IN (SELECT ${user('own_svc_id')} AS user_svc_id, min(first_time) FROM (SELECT svc_id AS own_svc_id, min(time) AS first_time FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id) GROUP BY user_svc_id)`;
     // Aliases are not names of columns: ClickHouse resolves an alias before a column of the
     // same name, even one written `e.<name>`.
     const columns = [
@@ -340,13 +347,19 @@ export class ClickHouseDialect implements Dialect {
       'e.event_type',
       'e.session_id',
       `${ACTIVE} AS active`,
-      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`)} AS bucket`] : []),
+      ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
-    if (this.options.userMappings === false) return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
+    if (this.options.userMappings === false) {
+      const first = scan.firstEventsOnly ? [firstEvents('(e.svc_id, e.time)', (svcId) => svcId)] : [];
+      return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${[...where, ...first].join(' AND ')}`;
+    }
     const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
-    return this.mapped(scan, own);
+    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
+    const mapped = `SELECT ${mappedUser(scan.appId, 'own_svc_id')} AS svc_id, ${rest.join(', ')} FROM (${own})`;
+    // A mapped user's first event is the first of its own and its global user's (`svc_id` is the mapped one there).
+    return scan.firstEventsOnly ? `SELECT * FROM (${mapped}) WHERE ${firstEvents('(svc_id, time)', (svcId) => mappedUser(scan.appId, `assumeNotNull(${svcId})`))}` : mapped;
   }
 
   /** The join of the user's history and profile versions (`h`), when the scan reads them. */
@@ -363,17 +376,16 @@ export class ClickHouseDialect implements Dialect {
     const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
     return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }
+}
 
-  /**
-   * A mapped user counts as the user it is mapped to (properties stay its own): the scan's
-   * `svc_id` through `transform` of the current mappings (-1 first: no empty arrays in transform).
-   * Outside the scan: an alias `svc_id` inside it would hide the column.
-   */
-  private mapped(scan: EventScan, own: string): string {
-    const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(scan.appId)}))`;
-    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
-    return `SELECT transform(own_svc_id, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), own_svc_id) AS svc_id, ${rest.join(', ')} FROM (${own})`;
-  }
+/**
+ * A mapped user counts as the user it is mapped to (properties stay its own): an `svc_id`
+ * through `transform` of the current mappings (-1 first: no empty arrays in transform). Applied
+ * outside the scan: an alias `svc_id` inside it would hide the column.
+ */
+function mappedUser(appId: number, svcId: string): string {
+  const pairs = `(SELECT tuple(arrayPushFront(groupArray(from_svc), toInt64(-1)), arrayPushFront(groupArray(to_svc), toInt64(-1))) FROM (${currentUserMappings(appId)}))`;
+  return `transform(${svcId}, tupleElement(${pairs}, 1), tupleElement(${pairs}, 2), ${svcId})`;
 }
 
 /** The time of a step not reached: after every instant (2^53, exact as a double too), never within a window. */

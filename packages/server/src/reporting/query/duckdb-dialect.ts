@@ -95,6 +95,18 @@ const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const list = (values: readonly string[]) => `[${values.map(string).join(', ')}]`;
 const jsonPointer = (name: string) => string(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
+/**
+ * An epoch-ms expression (an instant within [fromMs, toMs)) as the local wall time in ms since
+ * 1970, in SQL both dialects read: the zone's offsets over the range are a CASE on the epoch (a
+ * few DST changes at most), much cheaper than a time zone conversion per row, and the same
+ * offsets on every engine. The hour repeated when clocks go back is one wall hour.
+ */
+export function localWallMs(timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+  const offsets = offsetsBetween(timeZone, fromMs, toMs);
+  const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
+  return `(${epochMs} + ${offset})`;
+}
+
 /** The text of an event property in a JSON of event properties: what `text()` reads, and what a materialized column holds. */
 export const eventPropertyText = (properties: string, name: string) => `json_extract_string(${properties}, ${jsonPointer(name)})`;
 
@@ -181,6 +193,8 @@ export class DuckDbDialect implements Dialect {
     // A comparison with something that is not a number matches nothing.
     const first = Number.isFinite(Number(values[0])) ? Number(values[0]) : 'NULL';
     const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${value}] END`;
+    // Set equality: both sides without repeats and NULLs (list_distinct drops them), in one order.
+    const setIs = `list_sort(list_distinct(${elements})) = list_sort(list_distinct(${list(values)}))`;
     switch (op) {
       case 'is':
         return is;
@@ -199,9 +213,9 @@ export class DuckDbDialect implements Dialect {
       case 'greater or equal':
         return `coalesce(${number} >= ${first}, false)`;
       case 'set is':
-        return `coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+        return `coalesce(${setIs}, false)`;
       case 'set is not':
-        return `NOT coalesce(list_has_all(${elements}, ${list(values)}), false)`;
+        return `NOT coalesce(${setIs}, false)`;
     }
   }
 
@@ -368,15 +382,9 @@ export class DuckDbDialect implements Dialect {
     return conditions.length === 0 ? 'true' : `(${conditions.join(' AND ')})`;
   }
 
-  /**
-   * The local wall time of the bucket start, as a TIMESTAMP. The zone's offsets over the range
-   * are a CASE on the epoch (a few DST changes at most): much cheaper than a time zone
-   * conversion per row. Labels are made after grouping (`bucketLabel`).
-   */
+  /** The local wall time of the bucket start, as a TIMESTAMP. Labels are made after grouping (`bucketLabel`). */
   bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
-    const offsets = offsetsBetween(timeZone, fromMs, toMs);
-    const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
-    const local = `make_timestamp((${epochMs} + ${offset}) * 1000)`;
+    const local = `make_timestamp(${localWallMs(timeZone, epochMs, fromMs, toMs)} * 1000)`;
     return interval === 'minute5' ? `time_bucket(INTERVAL 5 MINUTE, ${local})` : `date_trunc('${BUCKET_UNITS[interval]}', ${local})`;
   }
 
@@ -403,9 +411,11 @@ export class DuckDbDialect implements Dialect {
       ...scan.segment.map((c) => this.segmentCondition(c, scan.appId)),
       ...(scan.flaggedOnly && scan.flags ? [`(${scan.flags.map((selector) => this.matches(selector)).join(' OR ')})`] : []),
     ];
+    // A user mapped into a global user counts as that user (user mapping); properties stay its own.
+    const user = this.options.userMappings ? 'coalesce(m.to_svc, e.svc_id)' : 'e.svc_id';
+    const mapping = this.options.userMappings ? ' LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id' : '';
     const columns = [
-      // A user mapped into a global user counts as that user (user mapping); properties stay its own.
-      this.options.userMappings ? 'coalesce(m.to_svc, e.svc_id) AS svc_id' : 'e.svc_id',
+      `${user} AS svc_id`,
       'e.time',
       'e.ingest_seq',
       'e.event_type',
@@ -421,10 +431,10 @@ export class DuckDbDialect implements Dialect {
           FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL) h ON h.ingest_seq = e.ingest_seq`
       : '';
     const profile = needsProfile ? ' ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq' : '';
+    // A mapped user's first event is the first of its own and its global user's.
     const first = scan.firstEventsOnly
-      ? ` JOIN (SELECT svc_id, min(time) AS first_time FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL GROUP BY svc_id) f ON f.svc_id = e.svc_id AND f.first_time = e.time`
+      ? ` JOIN (SELECT ${user} AS svc_id, min(e.time) AS first_time FROM events e${mapping} WHERE e.app_id = ${scan.appId} AND e.svc_id IS NOT NULL GROUP BY 1) f ON f.svc_id = ${user} AND f.first_time = e.time`
       : '';
-    const mapping = this.options.userMappings ? ' LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id' : '';
     return `SELECT ${columns.join(', ')} FROM events e${mapping}${profile}${history}${first} WHERE ${where.join(' AND ')}`;
   }
 }

@@ -16,11 +16,14 @@ function sessionsSql(ctx: RunnerContext, range: ReportRange, daily = false): str
     FROM (${scan}) s WHERE session_id <> -1 GROUP BY svc_id, session_id HAVING ${ctx.dialect.anyOf('active')}`;
 }
 
-/** Sessions per bin `[edges[i], edges[i+1])` (ms), the last one holding its upper edge too; labels `<a>s-<b>s`. */
+/**
+ * Sessions per bin `[edges[i], edges[i+1])` (ms); labels `<a>s-<b>s`. A bin ending at the cap
+ * (one day) holds it too: lengths are capped there, so that it counts the sessions of a day or more.
+ */
 export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edges: number[]): Promise<{ xValues: string[]; counts: number[] }> {
   const bins = edges.slice(0, -1).map((from, i) => [from, edges[i + 1]!] as const);
   const [row] = await ctx.query(
-    `SELECT ${bins.map(([from, to], i) => `${ctx.dialect.countWhere(`length_ms >= ${from} AND length_ms ${i === bins.length - 1 ? '<=' : '<'} ${to}`)} AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
+    `SELECT ${bins.map(([from, to], i) => `${ctx.dialect.countWhere(`length_ms >= ${from} AND length_ms ${to === MAX_SESSION_MS ? '<=' : '<'} ${to}`)} AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
   );
   const seconds = (ms: number) => String(Math.round(ms / 1000 * 1000) / 1000);
   return { xValues: bins.map(([from, to]) => `${seconds(from)}s-${seconds(to)}s`), counts: bins.map((_, i) => Number(row?.[`b${i}`] ?? 0)) };
