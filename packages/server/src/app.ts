@@ -253,7 +253,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   // Credentials in headers or the query are checked before the body is looked at.
   let caller: Caller | undefined;
   if (!rule.inBody) {
-    const check = resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
+    const check = await resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }
@@ -281,7 +281,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     return error(400, `Invalid request: ${describeProblems({ valid: false, operation: id, problems })}`);
   }
   if (!caller) {
-    const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
+    const check = await resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }
