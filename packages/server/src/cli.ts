@@ -78,7 +78,7 @@ const OPTIONS = {
 } as const;
 
 const describeSecret = (secret: StoredSecret) =>
-  `key id ${secret.key_id}, created ${new Date(secret.created_at).toISOString()}${secret.expires_at === undefined ? '' : `, expires ${new Date(secret.expires_at).toISOString()}`}`;
+  `id ${secret.key_id}, created ${new Date(secret.created_at).toISOString()}${secret.expires_at === undefined ? '' : `, expires ${new Date(secret.expires_at).toISOString()}`}`;
 
 /** A project as `admin list` shows it; `issued` keys (just created or rotated) are shown this once. */
 function describeProject(project: Project, issued: { secretKey?: string; deployment?: IssuedDeployment } = {}): string {
@@ -87,7 +87,7 @@ function describeProject(project: Project, issued: { secretKey?: string; deploym
   for (const secret of project.secrets) lines.push(`  secret key ${describeSecret(secret)}`);
   for (const d of project.deployments) {
     if (d.name === issued.deployment?.name) lines.push(`  deployment ${d.name}: ${issued.deployment.key}   (shown this once)`);
-    for (const secret of d.secrets) lines.push(`  deployment ${d.name} ${describeSecret(secret)}`);
+    for (const secret of d.secrets) lines.push(`  deployment ${d.name} key ${describeSecret(secret)}`);
   }
   for (const s of project.feedback_sources) lines.push(`  feedback source ${s.source_id} (${s.type})`);
   for (const d of project.stream_destinations ?? []) lines.push(`  stream destination ${d.sync_id}: ${d.url}${d.event_types ? ` (${d.event_types.join(', ')})` : ''}`);
