@@ -3,7 +3,7 @@
 // holds them so that the admin command can change them while the server runs (DuckDB lets
 // one process open its file); the server reloads the file when it changes.
 import { hash, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, unwatchFile, watchFile } from 'node:fs';
+import { mkdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
 import { hashSecret, newSecret, rotated, SecretVerifier, keyIdOf, type StoredSecret } from './stored-secrets.js';
 import { readTenancyFile, writeAtomically } from './tenancy-file.js';
@@ -89,6 +89,8 @@ export class Tenancy {
   private byApiKeyDigest = new Map<string, Project>();
   private byDeploymentKeyId = new Map<string, Deployment[]>();
   private readonly verifier = new SecretVerifier();
+  /** The loaded file's inode and modification time: every save renames a new file over it. */
+  private loaded = '';
   readonly file: string;
 
   /** `clock` (ms) decides when a rotated-out key stops working. */
@@ -110,11 +112,26 @@ export class Tenancy {
 
   reload(): void {
     this.data = readTenancyFile(this.file, this.data, this.clock());
+    this.loaded = this.fileVersion();
     this.byApiKeyDigest = new Map(this.data.projects.map((p) => [digest(p.api_key), p]));
     this.byDeploymentKeyId = new Map();
     for (const deployment of this.data.projects.flatMap((p) => p.deployments)) {
       for (const { key_id } of deployment.secrets) this.byDeploymentKeyId.set(key_id, [...(this.byDeploymentKeyId.get(key_id) ?? []), deployment]);
     }
+  }
+
+  private fileVersion(): string {
+    const stat = statSync(this.file, { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.mtimeMs}` : '';
+  }
+
+  /**
+   * Keys are checked against the file as it is now, not as the last poll of `watch` saw it:
+   * a key rotated through another process (the admin command, a server sharing the
+   * directory) works, or stops working, at once.
+   */
+  private reloadIfChanged(): void {
+    if (this.fileVersion() !== this.loaded) this.reload();
   }
 
   private save(): void {
@@ -141,11 +158,13 @@ export class Tenancy {
   }
 
   async projectByCredentials(apiKey: string, secretKey: string): Promise<Project | undefined> {
+    this.reloadIfChanged();
     const project = this.projectByApiKey(apiKey);
     return project && (await this.verifier.matches(secretKey, project.secrets, this.clock())) ? project : undefined;
   }
 
   async deploymentByKey(key: string): Promise<Deployment | undefined> {
+    this.reloadIfChanged();
     for (const deployment of this.byDeploymentKeyId.get(keyIdOf(key)) ?? []) {
       if (await this.verifier.matches(key, deployment.secrets, this.clock())) return deployment;
     }

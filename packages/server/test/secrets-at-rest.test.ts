@@ -5,7 +5,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { main } from '../src/cli.js';
 import { startServer } from '../src/server.js';
 import { type Harness, startHarness, testEngine } from './support/harness.js';
 
@@ -71,6 +72,29 @@ test('a rotated-out secret key or deployment key works for its grace period, the
   const { secret_key: newest } = tenancy.rotateSecret(h.otherProject.app_id, 0);
   expect(await reportingStatus(urls, h.otherProject.api_key, newSecret)).toBe(401);
   expect(await reportingStatus(urls, h.otherProject.api_key, newest)).toBe(200);
+});
+
+test('a rotation by the admin command, another process, applies to the running server at once', async () => {
+  const { app_id: appId, api_key: apiKey } = h.server.tenancy.createProject(1, 'Rotated by admin');
+  const log = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+  try {
+    const rotate = async () => {
+      log.mockClear();
+      await main(['admin', 'rotate-secret', String(appId), '--grace-hours', '0', '--data-dir', h.dataDir]);
+      return /secret key: (\S+)/.exec(log.mock.calls.join('\n'))![1]!;
+    };
+    let current = await rotate();
+    expect(await reportingStatus(h.server.urls, apiKey, current)).toBe(200);
+    // Several rounds: the server's poll of the file (every 500 ms) must not be what passes them.
+    for (let round = 0; round < 5; round++) {
+      const previous = current;
+      current = await rotate();
+      expect(await reportingStatus(h.server.urls, apiKey, previous)).toBe(401);
+      expect(await reportingStatus(h.server.urls, apiKey, current)).toBe(200);
+    }
+  } finally {
+    log.mockRestore();
+  }
 });
 
 test('the data directory is 0700, its directories 0700 and its files 0600', async () => {
