@@ -22,7 +22,9 @@ export interface StoredSecret {
 const HASH_BYTES = 32;
 const scryptAsync = promisify(scrypt) as (secret: string, salt: Buffer, bytes: number) => Promise<Buffer>;
 
-export const keyIdOf = (secret: string): string => hash('sha256', secret, 'hex').slice(0, 8);
+const keyIdOfDigest = (digest: Buffer): string => digest.toString('hex', 0, 4);
+
+export const keyIdOf = (secret: string): string => keyIdOfDigest(hash('sha256', secret, 'buffer'));
 
 export const newSecret = (): string => randomBytes(16).toString('hex');
 
@@ -49,15 +51,16 @@ export class SecretVerifier {
 
   /** Whether `presented` is one of the live `secrets` at `now`. */
   async matches(presented: string, secrets: readonly StoredSecret[], now: number): Promise<boolean> {
-    const keyId = keyIdOf(presented);
+    const digest = hash('sha256', presented, 'buffer');
+    const keyId = keyIdOfDigest(digest);
     for (const secret of secrets) {
-      if (secret.key_id === keyId && isLive(secret, now) && (await this.verify(presented, secret))) return true;
+      if (secret.key_id === keyId && isLive(secret, now) && (await this.verify(presented, digest, secret))) return true;
     }
     return false;
   }
 
-  private async verify(presented: string, secret: StoredSecret): Promise<boolean> {
-    const digest = hash('sha256', presented, 'buffer');
+  /** `digest`: the SHA-256 of `presented`. */
+  private async verify(presented: string, digest: Buffer, secret: StoredSecret): Promise<boolean> {
     const known = this.verified.get(secret.hash);
     if (known) return timingSafeEqual(known, digest);
     const derived = await scryptAsync(presented, Buffer.from(secret.salt, 'base64'), HASH_BYTES);
