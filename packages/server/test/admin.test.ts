@@ -106,5 +106,7 @@ test('secret and deployment keys are printed once, when created or rotated; list
 
   await expect(admin('rotate-secret', appId, '--grace-hours', 'soon')).rejects.toThrow('--grace-hours is a number of hours, 0 or more');
   await expect(admin('rotate-deployment-key', appId, 'android')).rejects.toThrow(`app_id ${appId} has no deployment android`);
+  // Deployments are rotated by name: a second one of the same name is refused.
+  await expect(admin('create-deployment', appId, 'ios')).rejects.toThrow(`app_id ${appId} has a deployment ios already`);
   await expect(admin('rotate-secret', '999')).rejects.toThrow('no project with app_id 999');
 });
