@@ -25,6 +25,7 @@ const ENGINE_TESTS = [
   'official-sdk',
   'reporting',
   'reporting/agreement',
+  'secrets-at-rest',
   'session-replays',
   'taxonomy',
   'taxonomy-plan',

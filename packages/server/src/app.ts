@@ -275,7 +275,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   // Credentials in headers or the query are checked before the body is looked at.
   let caller: Caller | undefined;
   if (!rule.inBody) {
-    const check = resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
+    const check = await resolveCaller(rule, { query, headers, body: undefined }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }
@@ -296,7 +296,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
   if (problems.length > 0) return rejected(ref, rule, problems, parsed.body, caller, receivedAt, options);
   if (!caller) {
-    const check = resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
+    const check = await resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);
     if ('failure' in check) return credentialFailure(rule, check.failure);
     caller = check.caller;
   }

@@ -1,13 +1,15 @@
 // `svc-server [start] [options]` runs the server; `svc-server admin <command>` manages
 // organizations, projects, deployments and feedback sources in a data directory.
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
 import { flagFile } from './experiment.js';
 import { saveChart } from './reporting/charts.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
-import { Tenancy, type Project } from './tenancy.js';
+import { PRIVATE_MASK } from './private-files.js';
+import type { StoredSecret } from './stored-secrets.js';
+import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from './tenancy.js';
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
@@ -16,6 +18,9 @@ const USAGE = `Usage:
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
+  svc-server admin rotate-secret APP_ID [--grace-hours H] [--data-dir DIR]
+  svc-server admin rotate-deployment-key APP_ID NAME [--grace-hours H] [--data-dir DIR]
+                                              (prints a new key; the one before keeps working for H hours, default 24)
   svc-server admin create-feedback-source APP_ID SOURCE_ID [--type webhook|integration] [--data-dir DIR]
   svc-server admin set-flags APP_ID FLAGS.json [--data-dir DIR]   (authoring format of @svc/evaluation)
   svc-server admin set-time-zone APP_ID ZONE [--data-dir DIR]      (IANA name for reporting buckets; default UTC)
@@ -24,7 +29,7 @@ const USAGE = `Usage:
   svc-server admin add-stream-destination APP_ID URL [--event-types A,B] [--data-dir DIR]
                                               (POST the project's events to the webhook URL from now on; prints its sync_id)
   svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
-  svc-server admin list [--data-dir DIR]
+  svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
 
 The standard and EU deployments are separate servers with separate data: run one with
 --region standard (port 8000, data in .svc-data/standard) and one with --region eu
@@ -62,6 +67,7 @@ const OPTIONS = {
   'cors-origin': { type: 'string', multiple: true },
   type: { type: 'string', default: 'webhook' },
   'event-types': { type: 'string' },
+  'grace-hours': { type: 'string', default: '24' },
   engine: { type: 'string', default: 'duckdb' },
   'clickhouse-url': { type: 'string' },
   'clickhouse-database': { type: 'string' },
@@ -71,15 +77,32 @@ const OPTIONS = {
   help: { type: 'boolean', default: false },
 } as const;
 
-function describeProject(project: Project): string {
-  const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id}, time zone ${project.time_zone ?? 'UTC'})`, `  API key:    ${project.api_key}`, `  secret key: ${project.secret_key}`];
-  for (const d of project.deployments) lines.push(`  deployment ${d.name}: ${d.key}`);
+const describeSecret = (secret: StoredSecret) =>
+  `id ${secret.key_id}, created ${new Date(secret.created_at).toISOString()}${secret.expires_at === undefined ? '' : `, expires ${new Date(secret.expires_at).toISOString()}`}`;
+
+/** A project as `admin list` shows it; `issued` keys (just created or rotated) are shown this once. */
+function describeProject(project: Project, issued: { secretKey?: string; deployment?: IssuedDeployment } = {}): string {
+  const lines = [`project ${project.name}: app_id ${project.app_id} (organization ${project.org_id}, time zone ${project.time_zone ?? 'UTC'})`, `  API key:    ${project.api_key}`];
+  if (issued.secretKey) lines.push(`  secret key: ${issued.secretKey}   (shown this once)`);
+  for (const secret of project.secrets) lines.push(`  secret key ${describeSecret(secret)}`);
+  for (const d of project.deployments) {
+    if (d.name === issued.deployment?.name) lines.push(`  deployment ${d.name}: ${issued.deployment.key}   (shown this once)`);
+    for (const secret of d.secrets) lines.push(`  deployment ${d.name} key ${describeSecret(secret)}`);
+  }
   for (const s of project.feedback_sources) lines.push(`  feedback source ${s.source_id} (${s.type})`);
   for (const d of project.stream_destinations ?? []) lines.push(`  stream destination ${d.sync_id}: ${d.url}${d.event_types ? ` (${d.event_types.join(', ')})` : ''}`);
   return lines.join('\n');
 }
 
-function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined, args: string[], type: string, eventTypes: string | undefined): void {
+/** --grace-hours in ms. */
+function graceMs(hours: string): number {
+  const value = Number(hours);
+  if (hours.trim() === '' || !Number.isFinite(value) || value < 0) throw new Error('--grace-hours is a number of hours, 0 or more');
+  return value * 3_600_000;
+}
+
+function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined, args: string[], options: { type: string; eventTypes?: string; graceHours: string }): void {
+  const { type, eventTypes } = options;
   const need = (count: number) => {
     if (args.length < count) throw new Error(`admin ${command} needs ${count} argument(s)\n\n${USAGE}`);
   };
@@ -90,14 +113,28 @@ function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined,
       console.log(`organization ${org.name}: id ${org.id}`);
       return;
     }
-    case 'create-project':
+    case 'create-project': {
       need(2);
-      console.log(describeProject(tenancy.createProject(Number(args[0]), args[1]!)));
+      const project = tenancy.createProject(Number(args[0]), args[1]!);
+      console.log(describeProject(project, { secretKey: project.secret_key }));
       return;
+    }
     case 'create-deployment': {
       need(2);
       const deployment = tenancy.createDeployment(Number(args[0]), args[1]!);
-      console.log(`deployment ${deployment.name} of app_id ${deployment.app_id}: ${deployment.key}`);
+      console.log(`deployment ${deployment.name} of app_id ${deployment.app_id}: ${deployment.key}   (shown this once)`);
+      return;
+    }
+    case 'rotate-secret': {
+      need(1);
+      const project = tenancy.rotateSecret(Number(args[0]), graceMs(options.graceHours));
+      console.log(describeProject(project, { secretKey: project.secret_key }));
+      return;
+    }
+    case 'rotate-deployment-key': {
+      need(2);
+      const deployment = tenancy.rotateDeploymentKey(Number(args[0]), args[1]!, graceMs(options.graceHours));
+      console.log(describeProject(tenancy.projectOf(deployment.app_id)!, { deployment }));
       return;
     }
     case 'create-feedback-source': {
@@ -111,7 +148,8 @@ function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined,
       need(2);
       const project = tenancy.projectOf(Number(args[0]));
       if (!project) throw new Error(`no project with app_id ${args[0]}`);
-      const authored = JSON.parse(readFileSync(args[1]!, 'utf8')) as AuthoredFlag[];
+      const text = readFileSync(args[1]!, 'utf8');
+      const authored = JSON.parse(text) as AuthoredFlag[];
       const flags = compileFlags(authored);
       const known = new Set(project.deployments.map((d) => d.name));
       for (const flag of authored) {
@@ -120,7 +158,7 @@ function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined,
       }
       const target = flagFile(sharedDir, Number(args[0]));
       mkdirSync(dirname(target), { recursive: true });
-      copyFileSync(args[1]!, target);
+      writeFileSync(target, text);
       console.log(`${flags.length} flag(s) set for app_id ${args[0]}: ${flags.map((f) => f.key).join(', ')}`);
       return;
     }
@@ -168,18 +206,18 @@ function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined,
 }
 
 /** A fresh data directory gets a demo organization, project (with the taxonomy entitlement), deployment, feedback source and flag. */
-function createDemo(tenancy: Tenancy, dataDir: string): Project {
+function createDemo(tenancy: Tenancy, dataDir: string): string {
   const org = tenancy.createOrganization('Demo organization');
-  const project = tenancy.createProject(org.id, 'Demo project');
+  const project: IssuedProject = tenancy.createProject(org.id, 'Demo project');
   tenancy.grantTaxonomy(project.app_id);
-  tenancy.createDeployment(project.app_id, 'demo-deployment');
+  const deployment = tenancy.createDeployment(project.app_id, 'demo-deployment');
   tenancy.createFeedbackSource(project.app_id, 'demo-webhook', 'webhook');
   const demoFlags: AuthoredFlag[] = [{ key: 'demo-flag', variants: { on: {} }, rollout: 50, bucketBy: 'user_id' }];
   const file = flagFile(dataDir, project.app_id);
   mkdirSync(dirname(file), { recursive: true });
   compileFlags(demoFlags); // the authoring format is checked before it is written
   writeFileSync(file, JSON.stringify(demoFlags, null, 2));
-  return tenancy.projectOf(project.app_id)!;
+  return describeProject(tenancy.projectOf(project.app_id)!, { secretKey: project.secret_key, deployment });
 }
 
 export async function main(argv: string[]): Promise<void> {
@@ -191,7 +229,11 @@ export async function main(argv: string[]): Promise<void> {
   const sharedDir = resolve(values['shared-dir'] ?? dataDir);
   const [command = 'start', ...rest] = positionals;
 
-  if (command === 'admin') return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), values.type, values['event-types']);
+  // Files the commands write (tenancy, flags, charts) are the server's user's alone.
+  process.umask(PRIVATE_MASK);
+  if (command === 'admin') {
+    return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), { type: values.type, eventTypes: values['event-types'], graceHours: values['grace-hours'] });
+  }
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;
   if (engine !== 'duckdb' && engine !== 'clickhouse') throw new Error('--engine is duckdb or clickhouse');
@@ -218,7 +260,7 @@ export async function main(argv: string[]): Promise<void> {
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);
-  if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${describeProject(demo)}`);
+  if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${demo}`);
   else console.log('\nProjects and keys: npx svc-server admin list');
   const stop = () => {
     server.close().then(

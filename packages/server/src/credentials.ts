@@ -126,7 +126,7 @@ function authorizationToken(request: PresentedCredentials, word: string): string
 }
 
 /** The caller of an alternative's credentials; undefined when they are not presented. */
-function resolveAlternative(alternative: CredentialAlternative, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck | undefined {
+async function resolveAlternative(alternative: CredentialAlternative, request: PresentedCredentials, tenancy: Tenancy): Promise<CredentialCheck | undefined> {
   const known = (caller: Caller | undefined): CredentialCheck => (caller ? { caller } : { failure: 'invalid' });
   switch (alternative.kind) {
     case 'apiKey': {
@@ -139,7 +139,7 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
       const apiKey = valueAt(alternative.apiKey, request);
       const secretKey = valueAt(alternative.secretKey, request);
       if (apiKey === undefined || secretKey === undefined) return undefined;
-      const project = tenancy.projectByCredentials(apiKey, secretKey);
+      const project = await tenancy.projectByCredentials(apiKey, secretKey);
       return known(project && { project });
     }
     case 'basic': {
@@ -148,7 +148,7 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
       const decoded = Buffer.from(encoded, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon < 1) return undefined;
-      const project = tenancy.projectByCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
+      const project = await tenancy.projectByCredentials(decoded.slice(0, colon), decoded.slice(colon + 1));
       return known(project && { project });
     }
     case 'bearer': {
@@ -160,7 +160,7 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
     case 'deploymentKey': {
       const key = authorizationToken(request, 'api-key');
       if (key === undefined) return undefined;
-      const deployment = tenancy.deploymentByKey(key);
+      const deployment = await tenancy.deploymentByKey(key);
       const project = deployment && tenancy.projectOf(deployment.app_id);
       return known(deployment && project && { deployment, project });
     }
@@ -168,9 +168,9 @@ function resolveAlternative(alternative: CredentialAlternative, request: Present
 }
 
 /** Every presented alternative must name the same, known caller; none presented is "missing". */
-export function resolveCaller(rule: CredentialRule, request: PresentedCredentials, tenancy: Tenancy): CredentialCheck {
+export async function resolveCaller(rule: CredentialRule, request: PresentedCredentials, tenancy: Tenancy): Promise<CredentialCheck> {
   if (rule.alternatives.length === 0) return { caller: {} };
-  const checks = rule.alternatives.flatMap((alternative) => resolveAlternative(alternative, request, tenancy) ?? []);
+  const checks = (await Promise.all(rule.alternatives.map((alternative) => resolveAlternative(alternative, request, tenancy)))).flatMap((check) => check ?? []);
   const [first] = checks;
   if (!first) return { failure: 'missing' };
   if (checks.some((check) => 'failure' in check || check.caller.project !== ('caller' in first ? first.caller.project : undefined))) return { failure: 'invalid' };

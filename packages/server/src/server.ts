@@ -1,6 +1,5 @@
 // Starting and stopping a server: data directory, tenancy, store (journal + DuckDB),
 // ingestion rules, and the HTTP listeners (one for every host role, or one per role).
-import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { loadBundles } from '@svc/openapi-validation';
 import { buildApp, type ConnectionLimits } from './app.js';
@@ -40,6 +39,7 @@ import { openEngineProcess } from './store/worker/engine-process.js';
 import type { Lowering } from './store/worker/rpc.js';
 import { UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
+import { privateDirectory } from './private-files.js';
 import { Tenancy } from './tenancy.js';
 
 // silenceSeconds: the documented advice is to wait about 15 seconds after a 429.
@@ -200,12 +200,13 @@ export function defaultPort(region: 'standard' | 'eu'): number {
 }
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
-  mkdirSync(config.dataDir, { recursive: true });
   const sharedDir = config.sharedDir ?? config.dataDir;
   const log = config.log ?? ((message: string) => console.error(message));
+  for (const dir of new Set([config.dataDir, sharedDir])) privateDirectory(dir, log);
   const opened = await openServerEngine(config, log);
   const clickhouse = config.engine === 'clickhouse';
-  const tenancy = new Tenancy(sharedDir);
+  const clock = config.clock ?? Date.now;
+  const tenancy = new Tenancy(sharedDir, clock);
   const stopWatching = tenancy.watch();
   prepareTimeZones(new Set(['UTC', ...tenancy.projects.flatMap((project) => project.time_zone ?? [])]));
   const { engine, entitySql } = opened;
@@ -218,7 +219,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const rules = { ...DEFAULT_EVENT_RULES, ...config.rules };
   const attribution = new AttributionService(store, rules);
   const ingestion = new IngestionService(store, new Throttle({ ...DEFAULT_THROTTLE, ...config.throttle }), rules, (events, now) => attribution.observe(events, now));
-  const clock = config.clock ?? Date.now;
   await ingestion.rebuildInsertIds(clock());
   await attribution.rebuild(clock());
   const pruner = setInterval(() => {

@@ -1,15 +1,23 @@
-// Organizations → projects (numeric app_id, API key, secret key) → experiment deployments
-// (deployment keys), kept in `<data dir>/tenancy.json`. The file, not the DuckDB database,
+// Organizations → projects (numeric app_id, API key, secret keys) → experiment deployments
+// (deployment keys), kept in `<data dir>/tenancy.json`, secret and deployment keys as hashes. The file, not the DuckDB database,
 // holds them so that the admin command can change them while the server runs (DuckDB lets
 // one process open its file); the server reloads the file when it changes.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, unwatchFile, watchFile, writeFileSync, mkdirSync } from 'node:fs';
+import { hash, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
+import { hashSecret, newSecret, rotated, SecretVerifier, keyIdOf, type StoredSecret } from './stored-secrets.js';
+import { readTenancyFile, writeAtomically } from './tenancy-file.js';
 
+/** A server-side deployment: its key is a secret like the project's secret key. */
 export interface Deployment {
   name: string;
-  key: string;
+  secrets: StoredSecret[];
   app_id: number;
+}
+
+/** A deployment as created or rotated: its key is shown this once. */
+export interface IssuedDeployment extends Deployment {
+  key: string;
 }
 
 export interface FeedbackSource {
@@ -33,7 +41,7 @@ export interface Project {
   name: string;
   org_id: number;
   api_key: string;
-  secret_key: string;
+  secrets: StoredSecret[];
   deployments: Deployment[];
   feedback_sources: FeedbackSource[];
   /** IANA time zone of the project's reporting buckets; UTC when absent. */
@@ -41,6 +49,11 @@ export interface Project {
   /** Whether the project may use the taxonomy API (the platform's Enterprise plan). */
   taxonomy?: boolean;
   stream_destinations?: StreamDestination[];
+}
+
+/** A project as created: its secret key is shown this once. */
+export interface IssuedProject extends Project {
+  secret_key: string;
 }
 
 /** Whether a name is an IANA time zone this runtime knows. */
@@ -64,22 +77,28 @@ interface TenancyFile {
 }
 
 const digest = (value: string) => hash('sha256', value, 'hex');
+const newDeploymentKey = () => `server-${newSecret()}`;
 
 /** Constant-time equality of two secrets (compared through fixed-length digests). */
 export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'));
 }
 
-const newKey = () => randomBytes(16).toString('hex');
-
 export class Tenancy {
   private data: TenancyFile = { organizations: [], projects: [] };
   private byApiKeyDigest = new Map<string, Project>();
-  private byDeploymentDigest = new Map<string, Deployment>();
+  private byDeploymentKeyId = new Map<string, Deployment[]>();
+  private readonly verifier = new SecretVerifier();
+  /** The loaded file's inode and modification time: every save renames a new file over it. */
+  private loaded = '';
   readonly file: string;
 
-  constructor(dataDir: string) {
-    mkdirSync(dataDir, { recursive: true });
+  /** `clock` (ms) decides when a rotated-out key stops working. */
+  constructor(
+    dataDir: string,
+    private readonly clock: () => number = Date.now,
+  ) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     this.file = join(dataDir, 'tenancy.json');
     this.reload();
   }
@@ -92,15 +111,31 @@ export class Tenancy {
   }
 
   reload(): void {
-    if (existsSync(this.file)) this.data = JSON.parse(readFileSync(this.file, 'utf8')) as TenancyFile;
+    this.data = readTenancyFile(this.file, this.data, this.clock());
+    this.loaded = this.fileVersion();
     this.byApiKeyDigest = new Map(this.data.projects.map((p) => [digest(p.api_key), p]));
-    this.byDeploymentDigest = new Map(this.data.projects.flatMap((p) => p.deployments.map((d) => [digest(d.key), d] as const)));
+    this.byDeploymentKeyId = new Map();
+    for (const deployment of this.data.projects.flatMap((p) => p.deployments)) {
+      for (const { key_id } of deployment.secrets) this.byDeploymentKeyId.set(key_id, [...(this.byDeploymentKeyId.get(key_id) ?? []), deployment]);
+    }
+  }
+
+  private fileVersion(): string {
+    const stat = statSync(this.file, { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.mtimeMs}` : '';
+  }
+
+  /**
+   * Keys are checked against the file as it is now, not as the last poll of `watch` saw it:
+   * a key rotated through another process (the admin command, a server sharing the
+   * directory) works, or stops working, at once.
+   */
+  private reloadIfChanged(): void {
+    if (this.fileVersion() !== this.loaded) this.reload();
   }
 
   private save(): void {
-    const temporary = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(this.data, null, 2));
-    renameSync(temporary, this.file);
+    writeAtomically(this.file, JSON.stringify(this.data, null, 2));
     this.reload();
   }
 
@@ -122,14 +157,18 @@ export class Tenancy {
     return project && sameSecret(project.api_key, apiKey) ? project : undefined;
   }
 
-  projectByCredentials(apiKey: string, secretKey: string): Project | undefined {
+  async projectByCredentials(apiKey: string, secretKey: string): Promise<Project | undefined> {
+    this.reloadIfChanged();
     const project = this.projectByApiKey(apiKey);
-    return project && sameSecret(project.secret_key, secretKey) ? project : undefined;
+    return project && (await this.verifier.matches(secretKey, project.secrets, this.clock())) ? project : undefined;
   }
 
-  deploymentByKey(key: string): Deployment | undefined {
-    const deployment = this.byDeploymentDigest.get(digest(key));
-    return deployment && sameSecret(deployment.key, key) ? deployment : undefined;
+  async deploymentByKey(key: string): Promise<Deployment | undefined> {
+    this.reloadIfChanged();
+    for (const deployment of this.byDeploymentKeyId.get(keyIdOf(key)) ?? []) {
+      if (await this.verifier.matches(key, deployment.secrets, this.clock())) return deployment;
+    }
+    return undefined;
   }
 
   projectOf(appId: number): Project | undefined {
@@ -144,29 +183,57 @@ export class Tenancy {
     return organization;
   }
 
-  createProject(orgId: number, name: string): Project {
+  createProject(orgId: number, name: string): IssuedProject {
     this.reload();
     if (!this.data.organizations.some((o) => o.id === orgId)) throw new Error(`no organization ${orgId}`);
+    const secretKey = newSecret();
     const project: Project = {
       app_id: Math.max(100000, ...this.data.projects.map((p) => p.app_id)) + 1,
       name,
       org_id: orgId,
-      api_key: newKey(),
-      secret_key: newKey(),
+      api_key: newSecret(),
+      secrets: [hashSecret(secretKey, this.clock())],
       deployments: [],
       feedback_sources: [],
     };
     this.data.projects.push(project);
     this.save();
-    return project;
+    return { ...this.projectOf(project.app_id)!, secret_key: secretKey };
   }
 
-  createDeployment(appId: number, name: string): Deployment {
+  createDeployment(appId: number, name: string): IssuedDeployment {
     this.reload();
     const project = this.projectToChange(appId);
-    const deployment = { name, key: `server-${newKey()}`, app_id: appId };
-    project.deployments.push(deployment);
+    if (project.deployments.some((d) => d.name === name)) throw new Error(`app_id ${appId} has a deployment ${name} already`);
+    const key = newDeploymentKey();
+    project.deployments.push({ name, secrets: [hashSecret(key, this.clock())], app_id: appId });
     this.save();
+    return { ...this.deploymentOf(appId, name), key };
+  }
+
+  /** A new secret key; the ones before keep working for `graceMs`. */
+  rotateSecret(appId: number, graceMs: number): IssuedProject {
+    this.reload();
+    const project = this.projectToChange(appId);
+    const secretKey = newSecret();
+    project.secrets = rotated(project.secrets, hashSecret(secretKey, this.clock()), this.clock(), graceMs);
+    this.save();
+    return { ...this.projectOf(appId)!, secret_key: secretKey };
+  }
+
+  /** A new key for a deployment; the ones before keep working for `graceMs`. */
+  rotateDeploymentKey(appId: number, name: string, graceMs: number): IssuedDeployment {
+    this.reload();
+    const deployment = this.deploymentOf(appId, name);
+    const key = newDeploymentKey();
+    deployment.secrets = rotated(deployment.secrets, hashSecret(key, this.clock()), this.clock(), graceMs);
+    this.save();
+    return { ...this.deploymentOf(appId, name), key };
+  }
+
+  private deploymentOf(appId: number, name: string): Deployment {
+    const deployment = this.projectToChange(appId).deployments.find((d) => d.name === name);
+    if (!deployment) throw new Error(`app_id ${appId} has no deployment ${name}`);
     return deployment;
   }
 

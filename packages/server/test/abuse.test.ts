@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../src/server.js';
-import type { Project } from '../src/tenancy.js';
+import type { IssuedDeployment, IssuedProject as Project } from '../src/tenancy.js';
 import { TEST_PRIORITY } from './support/harness.js';
 import { send } from './support/http.js';
 
@@ -20,6 +20,7 @@ let dataDir: string;
 let server: RunningServer;
 let project: Project;
 let otherProject: Project;
+let deployment: IssuedDeployment;
 const logged: string[] = [];
 /** insert_id of every event the server acknowledged, per project. */
 const acknowledged = new Map<number, Set<string>>();
@@ -33,8 +34,7 @@ beforeAll(async () => {
   const org = server.tenancy.createOrganization('Abuse');
   project = server.tenancy.createProject(org.id, 'Target');
   otherProject = server.tenancy.createProject(org.id, 'Bystander');
-  server.tenancy.createDeployment(project.app_id, 'web');
-  project = server.tenancy.projectOf(project.app_id)!;
+  deployment = server.tenancy.createDeployment(project.app_id, 'web');
 });
 afterAll(async () => {
   await server?.close();
@@ -313,7 +313,7 @@ describe('browsers (CORS)', () => {
     const post = await send(url('/batch'), { method: 'POST', headers: { origin: 'https://shop.example.org', 'content-type': 'application/json' }, body: '{}' });
     expect(post.status).toBe(400);
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
-    const flags = await send(`${server.urls.experiment}/sdk/v2/flags`, { headers: { origin: 'https://shop.example.org', authorization: `Api-Key ${project.deployments[0]!.key}` } });
+    const flags = await send(`${server.urls.experiment}/sdk/v2/flags`, { headers: { origin: 'https://shop.example.org', authorization: `Api-Key ${deployment.key}` } });
     expect(flags.headers.get('access-control-allow-origin')).toBe('*');
   });
 

@@ -1,5 +1,6 @@
 // The admin command: organizations, projects and deployments, and flag files checked
 // against the project's deployments before they are set.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,4 +71,42 @@ test('stream destinations: added with a sync_id unique across projects and an op
   await admin('remove-stream-destination', all!.sync_id);
   expect(new Tenancy(dataDir).projectOf(appId)!.stream_destinations).toEqual([filtered]);
   await expect(admin('remove-stream-destination', all!.sync_id)).rejects.toThrow(`no stream destination ${all!.sync_id}`);
+});
+
+/** What an admin command printed. */
+async function printed(...args: string[]): Promise<string> {
+  const log = vi.mocked(console.log);
+  log.mockClear();
+  await admin(...args);
+  return log.mock.calls.map((call) => call.join(' ')).join('\n');
+}
+
+const keyIdOf = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
+test('secret and deployment keys are printed once, when created or rotated; list shows their key ids, creation and expiry times, never the keys', async () => {
+  const created = await printed('create-project', '1', 'Rotated');
+  const secret = /secret key: (\S+)/.exec(created)![1]!;
+  const appId = /app_id (\d+)/.exec(created)![1]!;
+  const deploymentKey = /: (server-\S+)/.exec(await printed('create-deployment', appId, 'ios'))![1]!;
+  const rotated = await printed('rotate-secret', appId, '--grace-hours', '2');
+  const newSecret = /secret key: (\S+)/.exec(rotated)![1]!;
+  const newDeploymentKey = /deployment ios: (\S+)/.exec(await printed('rotate-deployment-key', appId, 'ios'))![1]!;
+  expect(new Set([secret, newSecret, deploymentKey, newDeploymentKey]).size).toBe(4);
+
+  const listed = await printed('list');
+  for (const key of [secret, newSecret, deploymentKey, newDeploymentKey]) expect(listed).not.toContain(key);
+  const time = '\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z';
+  expect(listed).toMatch(new RegExp(`secret key id ${keyIdOf(secret)}, created ${time}, expires ${time}`));
+  expect(listed).toMatch(new RegExp(`secret key id ${keyIdOf(newSecret)}, created ${time}$`, 'm'));
+  expect(listed).toMatch(new RegExp(`deployment ios key id ${keyIdOf(deploymentKey)}, created ${time}, expires ${time}`));
+  expect(listed).toMatch(new RegExp(`deployment ios key id ${keyIdOf(newDeploymentKey)}, created ${time}$`, 'm'));
+  const [, created2, expires] = new RegExp(`key id ${keyIdOf(secret)}, created (${time}), expires (${time})`).exec(listed)!;
+  expect(Date.parse(expires!) - Date.parse(created2!)).toBeGreaterThanOrEqual(2 * 3_600_000);
+  expect(Date.parse(expires!) - Date.now()).toBeLessThanOrEqual(2 * 3_600_000);
+
+  await expect(admin('rotate-secret', appId, '--grace-hours', 'soon')).rejects.toThrow('--grace-hours is a number of hours, 0 or more');
+  await expect(admin('rotate-deployment-key', appId, 'android')).rejects.toThrow(`app_id ${appId} has no deployment android`);
+  // Deployments are rotated by name: a second one of the same name is refused.
+  await expect(admin('create-deployment', appId, 'ios')).rejects.toThrow(`app_id ${appId} has a deployment ios already`);
+  await expect(admin('rotate-secret', '999')).rejects.toThrow('no project with app_id 999');
 });

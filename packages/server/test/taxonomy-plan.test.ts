@@ -4,7 +4,7 @@
 // overrides, own properties, the 409 cases), custom user properties; refused changes write
 // nothing; one project's key never reaches another's plan.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Project } from '../src/tenancy.js';
+import type { IssuedProject as Project } from '../src/tenancy.js';
 import { type Harness, startHarness } from './support/harness.js';
 import { postJson, send } from './support/http.js';
 

@@ -2,7 +2,7 @@
 // (create, 409 on a taken name, list, get by name, rename, delete), bad input, tenant
 // isolation, and the hourly cost limit (429 with Retry-After).
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { Project } from '../src/tenancy.js';
+import type { IssuedProject as Project } from '../src/tenancy.js';
 import { type Harness, startHarness } from './support/harness.js';
 import { send } from './support/http.js';
 

@@ -80,7 +80,8 @@ const dataDir = values.keep ?? mkdtempSync(join(tmpdir(), 'svc-bench-reporting-'
 mkdirSync(dataDir, { recursive: true });
 const reuse = existsSync(join(dataDir, 'events.duckdb'));
 const tenancy = new Tenancy(dataDir);
-const project = reuse ? tenancy.projects[0] : tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
+// The server keeps only a hash of the secret key: a kept directory's project gets a new one.
+const project = reuse ? tenancy.rotateSecret(tenancy.projects[0].app_id, 0) : tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 
 async function load() {
   const next = random(42);

@@ -6,6 +6,7 @@
 // updated from the `$identify` / `$groupidentify` rows of each segment.
 import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDBResult, type DuckDBVector } from '@duckdb/node-api';
 import { join } from 'node:path';
+import { PRIVATE_MASK } from '../private-files.js';
 import { Identities, type IdentityBatch, type IdentityRows } from '../ingest/identity.js';
 import { applyPropertyOperations } from '../ingest/profile-operations.js';
 import { DuckDbReaders } from './duckdb-readers.js';
@@ -283,6 +284,8 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     // Checkpoints run in the background loader's transactions, never on the request path.
     // One DuckDB thread: on a 2-core machine the second core stays with the request path
     // (measured: 28k → 44k acknowledged events/s with the loader running).
+    // DuckDB creates its database and WAL files with the process's file mode mask.
+    process.umask(PRIVATE_MASK);
     const instance = await DuckDBInstance.create(join(dataDir, 'events.duckdb'), { threads: '1' });
     const connection = await instance.connect();
     await connection.run(SCHEMA);

@@ -41,7 +41,7 @@ async function lastLineEnd(handle: FileHandle, size: number): Promise<number> {
 }
 
 async function writeDurably(path: string, data: Buffer): Promise<void> {
-  const handle = await open(path, 'w');
+  const handle = await open(path, 'w', 0o600);
   try {
     await handle.writeFile(data);
     await handle.datasync();
@@ -67,9 +67,9 @@ export class Journal {
 
   constructor(
     readonly dir: string,
-    private readonly openSegment: OpenSegment = (path) => open(path, 'a'),
+    private readonly openSegment: OpenSegment = (path) => open(path, 'a', 0o600),
   ) {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
   }
 
   /** Whether the open segment must be rotated before it takes writes again. */
@@ -206,7 +206,7 @@ export class Journal {
   /** Moves a segment out of the load path into `quarantine/`, where it is kept; returns its new path. */
   async quarantine(segment: Segment): Promise<string> {
     const dir = join(this.dir, 'quarantine');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const target = join(dir, segment.name);
     await rename(segment.path, target);
     return target;

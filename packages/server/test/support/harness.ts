@@ -15,14 +15,15 @@ import { freePort, prepareDocuments } from '@svc/mock';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
-import type { Deployment, Project } from '../../src/tenancy.js';
+import type { IssuedDeployment, IssuedProject } from '../../src/tenancy.js';
 
 export interface Harness {
   server: RunningServer;
   dataDir: string;
-  project: Project;
-  otherProject: Project;
-  deployment: Deployment;
+  /** With the keys the server showed once, when it created them. */
+  project: IssuedProject;
+  otherProject: IssuedProject;
+  deployment: IssuedDeployment;
   /** Base URL of the proxy in front of each requested host role. */
   proxied: Record<string, string>;
   /** Base URL of the server itself (for requests Prism cannot forward, e.g. gzip bodies). */
@@ -148,7 +149,7 @@ export async function startHarness(roles: string[], config: Partial<ServerConfig
   return {
     server,
     dataDir,
-    project: server.tenancy.projectOf(project.app_id)!,
+    project: { ...server.tenancy.projectOf(project.app_id)!, secret_key: project.secret_key },
     otherProject,
     deployment,
     proxied: Object.fromEntries(roles.map((role, i) => [role, proxies[i]!.url])),
