@@ -6,7 +6,7 @@ import { afterAll, beforeAll, test } from 'vitest';
 import { burstProperty } from './support/bursts.js';
 import { sent } from './support/check.js';
 import { type RunningServer, startServer } from './support/engines.js';
-import { assertProperty } from './support/property.js';
+import { SEED, assertProperty } from './support/property.js';
 import { seedEvents } from './support/seed.js';
 
 const BURSTS = Number(process.env.FUZZ_BURSTS ?? 40);
@@ -14,6 +14,7 @@ const BURSTS = Number(process.env.FUZZ_BURSTS ?? 40);
 let server: RunningServer;
 beforeAll(async () => {
   server = await startServer();
+  console.log(`bursts on ${server.engine} with FUZZ_SEED=${SEED} against ${server.url}`);
 });
 afterAll(async () => {
   console.log(`${sent.requests} concurrent reporting requests sent to ${server?.engine}`);

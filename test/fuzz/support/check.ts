@@ -2,7 +2,7 @@
 // validateResponse): a documented status with a body its schema accepts, never a 5xx. A
 // failure names its kind (operation, status, what was wrong, numbers elided) so that a long
 // run counts failures by kind.
-import { validateResponse } from '@svc/openapi-validation';
+import { validateRequest, validateResponse } from '@svc/openapi-validation';
 import type { RunningServer } from './engines.js';
 import type { FuzzRequest } from './requests.js';
 
@@ -16,10 +16,29 @@ export class AnswerFailure extends Error {
   }
 }
 
-/** Requests sent by this process (shrinking's included). */
-export const sent = { requests: 0 };
+/**
+ * Requests sent by this process (shrinking's included); of those not broken on purpose, how
+ * many the spec's request validation accepts and how many of those were answered with a 2xx:
+ * the generator must reach past the 400 path.
+ */
+export const sent = { requests: 0, unbroken: 0, acceptedBySpec: 0, served: 0 };
 
-const ANSWER_TIMEOUT_MS = 60_000;
+function countCoverage(request: FuzzRequest, status: number): void {
+  if (request.mutation !== undefined || typeof request.body === 'object') return;
+  sent.unbroken++;
+  let accepted = false;
+  try {
+    accepted = validateRequest({ method: request.method, url: request.url, headers: request.headers, body: request.body }).valid;
+  } catch {
+    // A path no operation has.
+  }
+  if (!accepted) return;
+  sent.acceptedBySpec++;
+  if (status >= 200 && status < 300) sent.served++;
+}
+
+/** An answer later than this is a failure (a request that makes the server allocate without end never gets one). */
+const ANSWER_TIMEOUT_MS = 20_000;
 
 const kindOf = (request: FuzzRequest, status: number | string, why: string) => `${request.operation} ${status} ${why.replace(/\d+/g, 'N').slice(0, 160)}`;
 
@@ -30,9 +49,13 @@ export async function expectDocumentedAnswer(server: RunningServer, request: Fuz
   try {
     response = await fetch(`${server.url}${request.url}`, { method: request.method, headers: request.headers, body: request.body, signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS) });
   } catch (error) {
-    throw new AnswerFailure(kindOf(request, 'no answer', (error as Error).cause ? String((error as Error).cause) : (error as Error).message), '');
+    const why = (error as Error).cause ? String((error as Error).cause) : (error as Error).message;
+    // A server that died answers nothing more: that is the failure, whichever request met it.
+    const exited = server.child.exitCode ?? server.child.signalCode;
+    throw new AnswerFailure(exited === null ? kindOf(request, 'no answer', why) : `the server exited (${exited})`, why);
   }
   const text = await response.text();
+  countCoverage(request, response.status);
   const fail = (why: string) => new AnswerFailure(kindOf(request, response.status, why), `answer: ${text.slice(0, 400)}`);
   if (response.status >= 500) throw fail(`a server error: ${(await server.loggedError(request.method, request.url)) ?? errorText(text)}`);
   const json = (response.headers.get('content-type') ?? '').includes('json');
