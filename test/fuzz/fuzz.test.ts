@@ -18,7 +18,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 /** Requests per enum value: the value with other parameters drawn around it. */
 const RUNS_PER_ENUM_VALUE = 2;
 /** Shares of the unbroken requests that pass the spec's request validation, and of those that are served with a 2xx. */
-const MIN_ACCEPTED = 0.3;
+const MIN_ACCEPTED = 0.5;
 const MIN_SERVED = 0.25;
 
 let server: RunningServer;
@@ -49,9 +49,9 @@ test.each(withEnums)('%s answers every value of its enums', async (name, ref, pi
 });
 
 test('the generated requests reach past the 400 path', () => {
-  // Boundary values (a fifth of each value) and absent or reversed dates make many unbroken
-  // requests invalid; a third must still pass the spec's validation, and of those, answers on
-  // generated names no entity has are documented refusals (taxonomy, annotations).
+  // Boundary values (a fifth of each value) make some unbroken requests invalid (84% passed in a
+  // run of each engine); of those that pass, requests on generated names no entity has get
+  // documented refusals (taxonomy, annotations, cohorts: 31-37% were served).
   expect(sent.acceptedBySpec / sent.unbroken).toBeGreaterThan(MIN_ACCEPTED);
   expect(sent.served / sent.acceptedBySpec).toBeGreaterThan(MIN_SERVED);
 });
