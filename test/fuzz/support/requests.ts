@@ -57,7 +57,8 @@ function serialize(values: RequestValues): Parts {
       texts = Array.isArray(value) ? (explode ? value.map(scalarText) : [value.map(scalarText).join(',')]) : [scalarText(value)];
     }
     if (param.in === 'path') result.path[param.name] = texts[0] ?? '';
-    else if (param.in === 'header') result.headers[param.name] = texts[0] ?? '';
+    // fetch sends header values of visible ASCII only (the bytes beyond are the mutations' job).
+    else if (param.in === 'header') result.headers[param.name] = (texts[0] ?? '').replace(/[^\x20-\x7e]/g, '?');
     else if (param.in === 'query') for (const text of texts) result.query.push([param.name, text]);
   }
   if (values.body) {
@@ -121,8 +122,11 @@ export function curl(request: FuzzRequest, baseUrl: string): string {
   return `printf '${escaped}' | ${head} --data-binary @-`;
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function assemble(ref: OperationRef, request: Parts, baseUrl: string, mutation?: string): FuzzRequest {
-  const path = ref.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(request.path[name] ?? ''));
+  // Lone surrogates have no UTF-8 form: sent as U+FFFD, as URLSearchParams does in the query.
+  const path = ref.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent((request.path[name] ?? '').replace(LONE_SURROGATE, '\ufffd')));
   const query = new URLSearchParams(request.query).toString();
   const headers = { ...request.headers, ...(request.body ? { 'content-type': request.body.contentType } : {}) };
   const built: FuzzRequest = {
