@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { boundaryInteger, boundaryNumber, longHeaderValue, nonUtf8, reportDays, text } from './boundaries.js';
 import { type FuzzRequest, type Keys, type Mutation, type RequestValues, SIMPLE_MUTATIONS, buildRequest } from './requests.js';
 
-/** Nested `$ref`s deeper than this (recursive schemas) become an empty object. */
-const MAX_REF_DEPTH = 6;
+/** Schemas nested deeper than this (recursive ones) become an empty object. */
+const MAX_DEPTH = 12;
 const REPORT_DATE = '^\\d{4}(0[1-9]|1[0-2])(0[1-9]|[12]\\d|3[01])$';
 
 const maybeNullable = (schema: Doc, arbitrary: fc.Arbitrary<unknown>) => (schema.nullable ? fc.option(arbitrary, { nil: null, freq: 8 }) : arbitrary);
@@ -37,6 +37,7 @@ function stringArbitrary(schema: Doc): fc.Arbitrary<string> {
 function numberArbitrary(schema: Doc): fc.Arbitrary<unknown> {
   const exclusive = schema.exclusiveMinimum === true;
   if (schema.type === 'integer') {
+    // Unbounded integers up to 2 million above the minimum: sizes a server allocates by (windows, counts) reach the millions.
     const min = Math.max(Number(schema.minimum ?? -1_000_000) + (exclusive ? 1 : 0), Number.MIN_SAFE_INTEGER);
     const max = Math.min(Number(schema.maximum ?? min + 2_000_000), Number.MAX_SAFE_INTEGER);
     return mostlyWithin(fc.integer({ min, max }), boundaryInteger);
@@ -58,7 +59,7 @@ function objectArbitrary(doc: Doc, schema: Doc, depth: number): fc.Arbitrary<unk
 
 /** An arbitrary of the values of an OpenAPI schema of the bundle `doc`. */
 export function schemaArbitrary(doc: Doc, node: unknown, depth = 0): fc.Arbitrary<unknown> {
-  if (depth > MAX_REF_DEPTH * 2) return fc.constant({});
+  if (depth > MAX_DEPTH) return fc.constant({});
   const schema = (node ?? {}) as Doc;
   if (typeof schema.$ref === 'string') return schemaArbitrary(doc, resolvePointer(doc, schema.$ref), depth + 1);
   if (Array.isArray(schema.enum)) return maybeNullable(schema, fc.constantFrom(...(schema.enum as unknown[])));
