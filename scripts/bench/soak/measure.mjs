@@ -1,0 +1,61 @@
+// What the soak measures of the server: resident memory (Linux's VmRSS) of its process, of
+// its child processes (the engine runs in one) and of ClickHouse's server, its JS heap (from
+// the probe's file), and the journal backlog in its data directory.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** `<stamp>-<sequence>.ndjson`, halves of a split segment `.0` / `.1` (packages/server/src/store/journal.ts); a loaded segment is deleted. */
+const SEGMENT = /^\d{15}-\d{6}(?:\.[01])*\.ndjson$/;
+
+/** VmRSS of a process in bytes; undefined once it is gone. */
+function rss(pid) {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids of a process's children (Linux's per-thread children lists). */
+function children(pid) {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+  } catch {
+    return [];
+  }
+}
+
+/** Every descendant of a process. */
+const descendants = (pid) => children(pid).flatMap((child) => [child, ...descendants(child)]);
+
+export function memoryOf(serverPid, clickhousePid, heapFile) {
+  const engine = descendants(serverPid).map(rss).filter((bytes) => bytes !== undefined);
+  let heap = {};
+  try {
+    heap = existsSync(heapFile) ? JSON.parse(readFileSync(heapFile, 'utf8')) : {};
+  } catch {
+    // A read while the probe writes: this sample has no heap figure.
+  }
+  return {
+    serverRss: rss(serverPid) ?? 0,
+    engineRss: engine.length > 0 ? engine.reduce((a, b) => a + b) : undefined,
+    clickhouseRss: clickhousePid === undefined ? undefined : rss(clickhousePid),
+    heapUsed: heap.heapUsed,
+  };
+}
+
+/** The journal's segments on disk (the open one among them): count and bytes. */
+export function journalBacklog(dataDir) {
+  const dir = join(dataDir, 'journal');
+  const names = existsSync(dir) ? readdirSync(dir).filter((name) => SEGMENT.test(name)) : [];
+  let bytes = 0;
+  for (const name of names) {
+    try {
+      bytes += statSync(join(dir, name)).size;
+    } catch {
+      // Loaded and deleted since the listing.
+    }
+  }
+  return { segments: names.length, bytes };
+}

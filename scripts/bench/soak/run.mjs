@@ -1,0 +1,116 @@
+// Soak: the server (its own process, as `svc-server start` runs) ingesting at a steady rate
+// while a rotating mix of reporting queries runs a few times a second, for --minutes. Every
+// --row-seconds it prints a row: the server's and the engine's RSS (VmRSS of the server and of
+// its child processes; ClickHouse's own server beside), the server's JS heap used (a probe
+// loaded into it with --import writes it to a file: the server does not expose it), the
+// journal backlog (segments on disk not loaded yet, the open one included) and the window's
+// p99 latencies and answers by status. At the end: memory after the warm-up and at the end,
+// its slope per 10 minutes, and a verdict against the targets (memory flat after the warm-up,
+// backlog bounded, no errors).
+//   node scripts/bench/soak/run.mjs [--engine duckdb|clickhouse] [--minutes 30] [--events-per-second 2000] [--queries-per-second 2] [--warmup-minutes 2] [--row-seconds 30]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startServerProcess } from '../support/server-process.mjs';
+import { journalBacklog, memoryOf } from './measure.mjs';
+import { ingestLoop, reportingLoop } from './traffic.mjs';
+
+const { values } = parseArgs({
+  options: {
+    engine: { type: 'string', default: 'duckdb' },
+    minutes: { type: 'string', default: '30' },
+    'events-per-second': { type: 'string', default: '2000' },
+    'queries-per-second': { type: 'string', default: '2' },
+    'warmup-minutes': { type: 'string', default: '2' },
+    'row-seconds': { type: 'string', default: '30' },
+  },
+});
+const MINUTES = Number(values.minutes);
+const WARMUP_MS = Number(values['warmup-minutes']) * 60_000;
+const ROW_MS = Number(values['row-seconds']) * 1000;
+/** Memory is sampled this often; rows print the latest sample, the slope fits all after the warm-up. */
+const SAMPLE_MS = 5_000;
+/** Flat memory: RSS grows by less than this per 10 minutes after the warm-up. */
+const FLAT_MB_PER_10_MIN = 20;
+
+const probeDir = mkdtempSync(join(tmpdir(), 'svc-soak-'));
+const heapFile = join(probeDir, 'heap.json');
+const serverLog = [];
+const server = await startServerProcess({
+  engine: values.engine,
+  nodeArgs: ['--import', fileURLToPath(new URL('./heap-probe.mjs', import.meta.url))],
+  env: { ...process.env, SVC_SOAK_HEAP_FILE: heapFile },
+  // The server's log is kept (its end printed with the verdict), not mixed into the rows.
+  onStderr: (chunk) => {
+    for (const line of chunk.toString().split('\n')) if (line.trim() && !/^\s+at /.test(line) && serverLog.push(line) > 20) serverLog.shift();
+  },
+});
+console.log(
+  `soak: ${server.engine}, ${MINUTES} min, ${values['events-per-second']} events/s, ${values['queries-per-second']} queries/s, warm-up ${WARMUP_MS / 60_000} min; server pid ${server.child.pid}${server.clickhousePid ? `, ClickHouse pid ${server.clickhousePid}` : ''}`,
+);
+
+const ingest = ingestLoop(server, Number(values['events-per-second']));
+const reporting = reportingLoop(server, Number(values['queries-per-second']));
+const started = performance.now();
+const elapsed = () => performance.now() - started;
+const samples = [];
+const sample = () => {
+  const memory = memoryOf(server.child.pid, server.clickhousePid, heapFile);
+  samples.push({ atMs: elapsed(), ...memory, backlog: journalBacklog(server.dataDir) });
+};
+const mb = (bytes) => (bytes === undefined ? '-' : (bytes / 2 ** 20).toFixed(0));
+const statuses = (counts) => Object.entries(counts).map(([status, n]) => `${status}:${n}`).join(' ') || '-';
+
+console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | JS heap MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
+const sampler = setInterval(sample, SAMPLE_MS);
+sample();
+const printRow = () => {
+  const last = samples.at(-1);
+  const [i, r] = [ingest.window(), reporting.window()];
+  console.log(
+    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.heapUsed)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
+  );
+};
+const printer = setInterval(printRow, ROW_MS);
+await new Promise((resolve) => setTimeout(resolve, MINUTES * 60_000));
+clearInterval(printer);
+clearInterval(sampler);
+sample();
+printRow();
+await Promise.all([ingest.stop(), reporting.stop()]);
+const exited = server.child.exitCode !== null || server.child.signalCode !== null;
+await server.stop();
+rmSync(probeDir, { recursive: true, force: true });
+
+// The verdict: memory after the warm-up (first sample at or after it) and at the end, the
+// least-squares slope of the samples since, the backlog bounded when its largest after the
+// warm-up is at most twice its largest before (or 64 MB), and every answer that was not a 2xx
+// (or no answer) an error.
+const after = samples.filter((s) => s.atMs >= WARMUP_MS);
+const rssOf = (s) => s.serverRss + (s.engineRss ?? 0) + (s.clickhouseRss ?? 0);
+function slopePer10Min(points) {
+  if (points.length < 2) return NaN;
+  const xs = points.map((p) => p.atMs / 600_000);
+  const ys = points.map(rssOf);
+  const [mx, my] = [xs.reduce((a, b) => a + b) / xs.length, ys.reduce((a, b) => a + b) / ys.length];
+  const num = xs.reduce((sum, x, k) => sum + (x - mx) * (ys[k] - my), 0);
+  const den = xs.reduce((sum, x) => sum + (x - mx) ** 2, 0);
+  return num / den;
+}
+const [first, last] = [after[0], after.at(-1)];
+const slope = slopePer10Min(after) / 2 ** 20;
+const maxBacklog = (list) => Math.max(0, ...list.map((s) => s.backlog.bytes));
+const backlogBounded = after.length > 0 && maxBacklog(after) <= Math.max(maxBacklog(samples.filter((s) => s.atMs < WARMUP_MS)) * 2, 64 * 2 ** 20);
+const errors = ingest.errors() + reporting.errors();
+const flat = Number.isFinite(slope) && slope < FLAT_MB_PER_10_MIN;
+const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB`}, JS heap ${mb(s.heapUsed)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
+console.log(`\nsent: ${ingest.sent()} ingestion batches (${ingest.events()} events, ${(ingest.events() / (MINUTES * 60)).toFixed(0)}/s), ${reporting.sent()} reporting queries; answers: ingestion ${statuses(ingest.totals())}, reporting ${statuses(reporting.totals())}`);
+console.log(`memory after the warm-up: ${describe(first)}\nmemory at the end: ${describe(last)}`);
+console.log(`slope of RSS (server + engine${server.clickhousePid ? ' + ClickHouse' : ''}) after the warm-up: ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${after.length} samples; journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);
+console.log(
+  `verdict: memory ${flat ? 'flat' : 'NOT flat'} (target under ${FLAT_MB_PER_10_MIN} MB per 10 min), backlog ${backlogBounded ? 'bounded' : 'NOT bounded'}, ${errors} errors (target 0)${exited ? ', the server EXITED during the run' : ''}: ${flat && backlogBounded && errors === 0 && !exited ? 'PASS' : 'FAIL'}`,
+);
+if (errors > 0 || exited) console.log(`\nthe server's log, its last lines (stacks left out):\n${serverLog.map((line) => line.slice(0, 300)).join('\n')}`);
+process.exitCode = flat && backlogBounded && errors === 0 && !exited ? 0 : 1;
