@@ -74,6 +74,17 @@ test('users grouped by a property over a range without users: no group, so no se
   expect(answer.body.data).toEqual({ series: [], seriesCollapsed: [], seriesLabels: [], seriesMeta: [], xValues: ['2026-11-10', '2026-11-11'] });
 });
 
+test('rolling windows and averages reach back at most the interval\'s longest range: longer ones are 400, never a runaway', async () => {
+  const play = json({ event_type: 'Play' });
+  for (const query of ['rollingWindow=366', 'rollingAverage=366', 'i=-3600000&rollingWindow=169', 'rollingWindow=1000000', 'i=-300000&rollingWindow=9223372036854775808']) {
+    const answer = await get(`/api/2/events/segmentation?${range}&e=${play}&${query}`);
+    expect(answer.status, query).toBe(400);
+  }
+  const longest = await get(`/api/2/events/segmentation?${range}&e=${play}&m=totals&rollingWindow=365`);
+  expect(longest.body.data.series).toEqual([[2, 3]]);
+  expect((await get(`/api/2/events/segmentation?${range}&e=${play}&m=totals&rollingAverage=365`)).body.data.series).toEqual([[2 / 365, 3 / 365]]);
+});
+
 test('buckets follow the project time zone', async () => {
   h.server.tenancy.setTimeZone(h.project.app_id, 'Europe/Berlin');
   try {

@@ -38,6 +38,8 @@ export class BadReportRequest extends Error {}
 
 /** Longest range per interval, in days (the specs' descriptions). */
 const MAX_DAYS: Record<Interval, number> = { minute5: 2, hour: 7, day: 365, week: 1096, month: 1096 };
+/** Longest rolling window or average per interval, in periods: as far back as the interval's longest range. */
+const MAX_ROLLING: Record<Interval, number> = { minute5: 576, hour: 168, day: 365, week: 156, month: 36 };
 const EVENT_TYPE_COST = 1;
 const GROUP_BY_COST = 4;
 /** A funnel's days as the platform writes them ("Mar 01"); one formatter, as making one per day took 5 ms an answer. */
@@ -216,6 +218,9 @@ export class ReportingHandlers {
     if (groupBy.length > 2) return { status: 400, body: { code: 400, error: 'At most two group-bys per query (e.group_by, g and g2 together)' } };
     const segment = segmentOf(q.s);
     const interval = intervalOf(q.i);
+    for (const [name, periods] of [['rollingWindow', q.rollingWindow], ['rollingAverage', q.rollingAverage]] as const) {
+      if (periods !== undefined && periods > MAX_ROLLING[interval]) return { status: 400, body: { code: 400, error: `${name} is ${periods} periods; at most ${MAX_ROLLING[interval]} for this interval` } };
+    }
     const cost = queryCost(days(q.start, q.end), segment.length, events.length * EVENT_TYPE_COST + GROUP_BY_COST * groupBy.length * events.length);
     return this.checked(request, cost, async (ctx) => {
       const metric = (q.m ?? 'uniques') as SegmentationMetric;

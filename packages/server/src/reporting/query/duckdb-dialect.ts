@@ -91,7 +91,8 @@ export interface PerBucketAndWhole {
   onlyTop?: { column: string; count: number };
 }
 
-const string = (value: string) => `'${value.replace(/'/g, "''")}'`;
+/** A string literal; a NUL, which ends DuckDB's literal, is written as chr(0). */
+const string = (value: string) => `'${value.replace(/'/g, "''").replace(/\0/g, "' || chr(0) || '")}'`;
 const list = (values: readonly string[]) => `[${values.map(string).join(', ')}]`;
 const jsonPointer = (name: string) => string(`/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
 
