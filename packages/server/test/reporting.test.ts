@@ -102,6 +102,7 @@ test('queries the service cannot answer get 400 saying why', async () => {
     expect(answer.body.error).toMatch(reason);
   };
   await refused('/api/2/users?start=20261131&end=20261201', /20261131 is not a date/);
+  await refused('/api/2/sessions/peruser?start=00010101&end=00010101', /query parameter start/);
   await refused('/api/2/users?start=20261105&end=20261101', /end \(20261101\) is before start/);
   await refused('/api/2/users?start=20250101&end=20261101', /at most 365/);
   await refused(`/api/2/users?${range}&g=favourite_colour`, /query parameter g/);
@@ -189,6 +190,15 @@ test('hourly on the days clocks change (New York): the repeated hour is one buck
   } finally {
     h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
   }
+});
+
+test('custom session-length bins: more than 100, or bounds no bin size separates, are 400 (5e-324 built bins until the heap gave out)', async () => {
+  for (const bins of ['timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=5e-324', 'timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=60&timeHistogramConfigBinSize=0.5']) {
+    const answer = await get(`/api/2/sessions/length?${range}&timeHistogramConfigBinTimeUnit=seconds&${bins}`);
+    expect(answer.status, bins).toBe(400);
+    expect(answer.body.error).toMatch(/at most 100/);
+  }
+  expect((await get(`/api/2/sessions/length?${range}&timeHistogramConfigBinTimeUnit=seconds&timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=100&timeHistogramConfigBinSize=1`)).body.data.xValues).toHaveLength(100);
 });
 
 test('session-length bins are start-inclusive, end-exclusive: a session as long as the last bin ends is in none, unless it reaches the one-day cap', async () => {

@@ -354,14 +354,17 @@ function days(start: string, end: string): number {
 }
 
 /** Bin edges (ms) of the session-length histogram: custom ones when min, max and unit are valid, else the defaults. */
+/** Custom session-length bins per answer, at most. */
+const MAX_CUSTOM_BINS = 100;
+
 function binEdges(q: { timeHistogramConfigBinTimeUnit?: string; timeHistogramConfigBinMin?: number; timeHistogramConfigBinMax?: number; timeHistogramConfigBinSize?: number }): number[] {
   const unit = { seconds: 1000, minutes: 60_000, hours: 3_600_000 }[q.timeHistogramConfigBinTimeUnit ?? ''];
   const { timeHistogramConfigBinMin: min, timeHistogramConfigBinMax: max, timeHistogramConfigBinSize: size } = q;
   if (unit === undefined || min === undefined || max === undefined || !(min >= 0) || !(max > min) || max * unit > MAX_SESSION_MS || (size !== undefined && !(size > 0))) return DEFAULT_BINS_MS;
   const step = size ?? (max - min) / 10;
-  const edges: number[] = [];
-  for (let edge = min; edge < max; edge += step) edges.push(edge * unit);
-  return [...edges, max * unit];
+  const bins = Math.ceil((max - min) / step);
+  if (!(step > 0) || !(bins <= MAX_CUSTOM_BINS)) throw new BadReportRequest(`The custom bins from ${min} to ${max} by ${step} are ${bins} bins; at most ${MAX_CUSTOM_BINS}`);
+  return [...Array.from({ length: bins }, (_, i) => (min + i * step) * unit), max * unit];
 }
 
 function funnelSteps(counts: FunnelCounts) {

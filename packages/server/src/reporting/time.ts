@@ -28,7 +28,7 @@ interface LocalDate {
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-const dateLabel = ({ year, month, day }: LocalDate) => `${year}-${pad(month)}-${pad(day)}`;
+const dateLabel = ({ year, month, day }: LocalDate) => `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
 /** Calendar arithmetic on local dates goes through UTC, where no day is shorter than another. */
 const asUtc = ({ year, month, day }: LocalDate) => Date.UTC(year, month - 1, day);
 const fromUtc = (ms: number): LocalDate => {
