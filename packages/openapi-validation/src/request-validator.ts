@@ -18,6 +18,7 @@
 //
 // Values of credentials are not checked here: the contract tests have no real keys, and the
 // server checks them against its tenancy after this validation (`where: 'credentials'`).
+import { nulProblems } from './nul-text.js';
 import type { ErrorObject } from 'ajv';
 import { jsonValueFlaw } from './json-value.js';
 import { formatErrors, validatorFor } from './schema.js';
@@ -279,6 +280,8 @@ export function parseOperationRequest(ref: OperationRef, request: SplitRequest):
       }
     }
   }
+
+  if (doc['x-svc-nul-text'] === 'refused') problems.push(...nulProblems(parsedParams, parsedBody));
 
   // Credentials: security requirements (OR of ANDs; `{}` means "none needed") ...
   const security = (op.security ?? doc.security ?? []) as Record<string, string[]>[];

@@ -21,7 +21,6 @@ import { credentialFailure, credentialRule, resolveCaller, type CredentialRule }
 import type { Caller, Handlers, OperationId, Reply } from './handlers.js';
 import { yieldToEventLoop } from './store/time-slice.js';
 import type { Tenancy } from './tenancy.js';
-import { nulProblems } from './nul-text.js';
 import { tooManyItems } from './too-many-items.js';
 
 /**
@@ -296,7 +295,6 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
   }
   const parsed = parseOperationRequest(ref, { query, headers, pathParams: request.params as Record<string, string>, body: rawBody, json });
   const problems = parsed.problems.filter((p) => !(p.where === 'credentials' && caller));
-  if (problems.length === 0 && ref.bundle.hostRole !== 'ingest') problems.push(...nulProblems(parsed.params, parsed.body));
   if (problems.length > 0) return rejected(ref, rule, problems, parsed.body, caller, receivedAt, options);
   if (!caller) {
     const check = await resolveCaller(rule, { query, headers, body: parsed.body }, options.tenancy);

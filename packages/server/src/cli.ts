@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
 import { flagFile } from './experiment.js';
 import { saveChart } from './reporting/charts.js';
+import { DOCUMENTED_LIMITS, type LimitFigures } from './reporting/limits.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
 import { PRIVATE_MASK } from './private-files.js';
@@ -14,7 +15,7 @@ import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
                      [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice idle|N]
-                     [--materialize-property NAME ...]
+                     [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -52,6 +53,9 @@ of a busy machine, and 0 an equal one.
 --materialize-property (repeatable) has the DuckDB engine keep that event property in a column
 of its own from the start, as it does for the properties reporting groups by or filters on
 from their first query.
+--reporting-cost-limits raises (or lowers) the platform's documented reporting cost budget per
+project, 1000 per five minutes and 108000 per hour (e.g. 5000,500000 for a team's own server);
+the limit of 5 concurrent requests stays.
 --shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
 secret: several server processes on one machine, each with its own --data-dir (its journal),
 share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
@@ -74,6 +78,7 @@ const OPTIONS = {
   'postgres-url': { type: 'string' },
   'engine-nice': { type: 'string' },
   'materialize-property': { type: 'string', multiple: true },
+  'reporting-cost-limits': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -220,6 +225,16 @@ function createDemo(tenancy: Tenancy, dataDir: string): string {
   return describeProject(tenancy.projectOf(project.app_id)!, { secretKey: project.secret_key, deployment });
 }
 
+/** `--reporting-cost-limits PER_5_MIN,PER_HOUR` over the documented limits. */
+function costLimits(option: string | undefined): LimitFigures | undefined {
+  if (option === undefined) return undefined;
+  const [costPerFiveMinutes, costPerHour] = option.split(',').map(Number);
+  if (!(Number.isSafeInteger(costPerFiveMinutes) && costPerFiveMinutes! > 0 && Number.isSafeInteger(costPerHour) && costPerHour! > 0)) {
+    throw new Error('--reporting-cost-limits is two whole numbers above 0: the cost per five minutes and per hour, e.g. 5000,500000');
+  }
+  return { ...DOCUMENTED_LIMITS, costPerFiveMinutes: costPerFiveMinutes!, costPerHour: costPerHour! };
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   if (values.help) return console.log(USAGE);
@@ -257,6 +272,7 @@ export async function main(argv: string[]): Promise<void> {
     postgresUrl: values['postgres-url'],
     engineNice,
     materializedProperties: values['materialize-property'],
+    reportingLimits: costLimits(values['reporting-cost-limits']),
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

@@ -19,6 +19,8 @@ export function startServerProcess(options?: {
   engine?: 'duckdb' | 'clickhouse';
   engineNice?: 'idle' | number;
   nodeArgs?: string[];
+  /** More options of `svc-server start`. */
+  serverArgs?: string[];
   env?: NodeJS.ProcessEnv;
   onStderr?: (chunk: Buffer) => void;
 }): Promise<ServerProcess>;

@@ -25,12 +25,12 @@ async function engineOptions(engine) {
 /**
  * Starts the server; `nodeArgs` go before the bin (e.g. `--import` of a probe), `onStderr`
  * gets its standard error (forwarded to this process's by default). Its engine runs at
- * `engineNice` (the server's option: idle or a niceness).
+ * `engineNice` (the server's option: idle or a niceness); `serverArgs` are more options of `start`.
  */
-export async function startServerProcess({ engine = 'duckdb', engineNice = 'idle', nodeArgs = [], env = process.env, onStderr = (chunk) => process.stderr.write(chunk) } = {}) {
+export async function startServerProcess({ engine = 'duckdb', engineNice = 'idle', nodeArgs = [], serverArgs = [], env = process.env, onStderr = (chunk) => process.stderr.write(chunk) } = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-server-process-'));
   const options = await engineOptions(engine);
-  const args = [...serverFlags(), ...nodeArgs, serverBin, 'start', '--data-dir', dataDir, '--port', '0', '--engine-nice', String(engineNice), ...options.args];
+  const args = [...serverFlags(), ...nodeArgs, serverBin, 'start', '--data-dir', dataDir, '--port', '0', '--engine-nice', String(engineNice), ...options.args, ...serverArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   child.stderr.on('data', onStderr);
   let output = '';

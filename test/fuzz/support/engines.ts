@@ -30,7 +30,8 @@ export async function startServer(engine: Engine = fuzzEngine()): Promise<Runnin
       else if (!/^\s+at /.test(line)) process.stderr.write(`${line}\n`);
     }
   };
-  const server = await startServerProcess({ engine, engineNice: 0, onStderr });
+  // A cost budget no run spends: past the documented one every reporting request would be a 429, which reaches no engine.
+  const server = await startServerProcess({ engine, engineNice: 0, onStderr, serverArgs: ['--reporting-cost-limits', '1000000000,1000000000'] });
   const loggedError = async (method: string, url: string) => {
     const key = `${method} ${url}`;
     for (const deadline = Date.now() + LOG_WAIT_MS; !errors.has(key) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));

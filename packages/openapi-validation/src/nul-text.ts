@@ -1,7 +1,6 @@
-// Text holding U+0000 (NUL) is refused outside event ingestion: PostgreSQL's text, where the
-// shared entities (taxonomy, annotations, cohorts, deletions, mappings) live when ClickHouse is
-// the engine, cannot hold it, and both engines answer alike. Events keep it (their stores can).
-import type { RequestProblem } from '@svc/openapi-validation';
+// Text holding U+0000 (NUL), in the groups whose root says `x-svc-nul-text: refused`: their
+// entities may live in PostgreSQL, whose text cannot hold it.
+import type { RequestProblem } from './request-validator.js';
 
 const hasNul = (value: unknown): boolean => {
   if (typeof value === 'string') return value.includes('\0');
