@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   createAppClient,
+  type ErrorBody,
   type TaxonomyClassification,
   type TaxonomyErrorBody,
   type TaxonomyEventProperty,
@@ -59,7 +60,8 @@ describe('taxonomy calls', () => {
   it('type answers and the error envelope', async () => {
     const { data, error } = await app.GET('/api/2/taxonomy/event/{event_type}', { params: { path: { event_type: 'Checkout Completed' } } });
     expectTypeOf(data?.data).toEqualTypeOf<TaxonomyEventType | undefined>();
-    expectTypeOf(error).toEqualTypeOf<TaxonomyErrorBody | undefined>();
+    // 408 and 431 come before the operation is known, in the service-wide error body.
+    expectTypeOf(error).toEqualTypeOf<TaxonomyErrorBody | ErrorBody | undefined>();
     expectTypeOf<TaxonomyEventType['tags']>().toEqualTypeOf<string[]>();
     expectTypeOf<TaxonomyEventProperty['event_type']>().toEqualTypeOf<string | null>();
     expectTypeOf<TaxonomyErrorBody['success']>().toEqualTypeOf<false>();
