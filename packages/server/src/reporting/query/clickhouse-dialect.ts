@@ -25,7 +25,7 @@
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from './model.js';
-import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole } from './duckdb-dialect.js';
+import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from './duckdb-dialect.js';
 import type { Interval } from '../time.js';
 import { currentCohortMembers, currentUserMappings } from '../../store/clickhouse/tables.js';
 
@@ -264,13 +264,11 @@ export class ClickHouseDialect implements Dialect {
   }
 
   /** No VALUES tables and no EXCLUDE on 18.16: each row's targets are an array of its bucket, joined out. */
-  rebucketed(scan: EventScan, sql: string, windows: [string, string][]): string {
-    const targets = new Map<string, string[]>();
-    for (const [bucket, target] of windows) targets.set(bucket, [...(targets.get(bucket) ?? []), target]);
-    const buckets = [...targets.keys()];
+  rebucketed(scan: EventScan, sql: string, { labels, size }: RollingWindows): string {
     const columns = [...SCAN_COLUMNS, ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)].join(', ');
-    const array = (labels: string[]) => `[${labels.map((label) => this.bucketOf(label)).join(', ')}]`;
-    const target = `arrayJoin(arrayElement([${buckets.map((b) => array(targets.get(b)!)).join(', ')}], indexOf(${array(buckets)}, source_bucket)))`;
+    const buckets = `[${labels.map((label) => this.bucketOf(label)).join(', ')}]`;
+    // The windows holding a bucket: the `size` buckets from it on (a bucket outside the labels: none).
+    const target = `arrayJoin(arraySlice(${buckets}, indexOf(${buckets}, source_bucket), if(indexOf(${buckets}, source_bucket) = 0, 0, ${size})))`;
     return `SELECT ${columns}, ${target} AS bucket FROM (SELECT ${columns}, bucket AS source_bucket FROM (${sql}))`;
   }
 

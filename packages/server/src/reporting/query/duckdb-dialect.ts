@@ -66,11 +66,18 @@ export interface Dialect {
   perBucketAndWhole(query: PerBucketAndWhole): string;
   /**
    * A SELECT of the scan's rows (`sql`, printed from `scan`, with buckets) that counts each row
-   * towards other buckets: once per `(bucket, target)` pair of its bucket, its `bucket` the target.
+   * towards the rolling windows that hold its bucket: a row of `labels[i]` once for each of
+   * `labels[i .. i + size - 1]`, its `bucket` that target. Linear in the labels, whatever `size`.
    */
-  rebucketed(scan: EventScan, sql: string, windows: [string, string][]): string;
+  rebucketed(scan: EventScan, sql: string, windows: RollingWindows): string;
   /** A condition on a row of a scan with buckets (alias `s`): its user has a row of the same bucket in the scan `sql`. */
   userInBucketOf(sql: string): string;
+}
+
+/** Rolling windows of `size` buckets over `labels` (oldest first): each window ends at its label. */
+export interface RollingWindows {
+  labels: string[];
+  size: number;
 }
 
 export interface PerBucketAndWhole {
@@ -356,8 +363,9 @@ export class DuckDbDialect implements Dialect {
     ${perBucket(`s SEMI JOIN k ON ${sameGroups}`)} UNION ALL SELECT NULL, ${[...groups, ...Object.keys(aggregates)].join(', ')}, true FROM w`;
   }
 
-  rebucketed(_scan: EventScan, sql: string, windows: [string, string][]): string {
-    return `SELECT s.* EXCLUDE (bucket), w.target AS bucket FROM (${sql}) s JOIN (VALUES ${windows.map(([b, t]) => `(${this.bucketOf(b)}, ${this.bucketOf(t)})`).join(', ')}) w(bucket, target) ON s.bucket = w.bucket`;
+  rebucketed(_scan: EventScan, sql: string, { labels, size }: RollingWindows): string {
+    const indexed = `(VALUES ${labels.map((label, i) => `(${this.bucketOf(label)}, ${i})`).join(', ')})`;
+    return `SELECT s.* EXCLUDE (bucket), t.bucket AS bucket FROM (${sql}) s JOIN ${indexed} w(bucket, i) ON s.bucket = w.bucket JOIN ${indexed} t(bucket, i) ON t.i BETWEEN w.i AND w.i + ${size - 1}`;
   }
 
   userInBucketOf(sql: string): string {

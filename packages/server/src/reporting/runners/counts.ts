@@ -1,6 +1,6 @@
 // Aggregates of a scan per bucket and group, and over the whole range: distinct users, events, and sums, counts, minima and maxima of a numeric
 // property (the scan's last property column).
-import type { Dialect } from '../query/duckdb-dialect.js';
+import type { Dialect, RollingWindows } from '../query/duckdb-dialect.js';
 import type { EventScan } from '../query/model.js';
 import { bucketLabels } from '../time.js';
 import { type RunnerContext, groupColumns, groupsOf } from './context.js';
@@ -36,8 +36,8 @@ export interface CountOptions {
   /** Number of group columns among the scan's properties (the first ones); the rest are measured. */
   groupCount?: number;
   where?: string;
-  /** Rolling windows: which target bucket each bucket of the scan counts towards (`(bucket, target)` pairs). */
-  windows?: [string, string][];
+  /** Rolling windows: each bucket of the scan counts towards the windows that hold it. */
+  windows?: RollingWindows;
   /** Only the `onlyTop` groups with the most over the range are answered: the others' per-bucket values may be left out. */
   onlyTop?: number;
 }

@@ -58,8 +58,7 @@ export async function segmentation(ctx: RunnerContext, query: SegmentationQuery)
   const reach = Math.max(window, averaged) - 1;
   const extended = reach > 0 ? extendBack(ctx.timeZone, query.range, query.interval, reach) : query.range;
   const extendedLabels = bucketLabels(extended, query.interval);
-  const windows: [string, string][] | undefined =
-    window > 1 ? extendedLabels.flatMap((target, t) => extendedLabels.slice(Math.max(0, t - window + 1), t + 1).map((bucket) => [bucket, target] as [string, string])) : undefined;
+  const windows = window > 1 ? { labels: extendedLabels, size: window } : undefined;
   const base = { appId: ctx.appId, timeZone: ctx.timeZone, segment: query.segment, interval: query.interval };
   const activeUsers = (range: ReportRange) => ctx.dialect.scan({ ...base, range, selector: { eventType: '_active', conditions: [] }, properties: [] });
 
