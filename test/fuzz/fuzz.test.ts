@@ -19,7 +19,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const RUNS_PER_ENUM_VALUE = 2;
 /** Shares of the unbroken requests that pass the spec's request validation, and of those that are served with a 2xx. */
 const MIN_ACCEPTED = 0.5;
-const MIN_SERVED = 0.25;
+const MIN_SERVED = 0.15;
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -51,7 +51,8 @@ test.each(withEnums)('%s answers every value of its enums', async (name, ref, pi
 test('the generated requests reach past the 400 path', () => {
   // Boundary values (a fifth of each value) make some unbroken requests invalid (84% passed in a
   // run of each engine); of those that pass, requests on generated names no entity has get
-  // documented refusals (taxonomy, annotations, cohorts: 31-37% were served).
+  // documented refusals (taxonomy, annotations, cohorts), and so do limits the spec's schemas
+  // cannot state (at most 100 custom session-length bins): 21-26% were served in runs of each engine.
   expect(sent.acceptedBySpec / sent.unbroken).toBeGreaterThan(MIN_ACCEPTED);
   expect(sent.served / sent.acceptedBySpec).toBeGreaterThan(MIN_SERVED);
 });
