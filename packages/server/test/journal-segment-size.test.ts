@@ -51,8 +51,9 @@ test('segments stay near segmentBytes while a load is slow, and every record loa
   await store.flush();
   expect((await store.events(APP)).length).toBe(2020);
   // Each segment was sealed after the append that took it past SEGMENT_BYTES (a few more may
-  // land while the next segment opens), however long the slow load took.
-  expect(Math.max(...sizes)).toBeLessThan(SEGMENT_BYTES + 4 * batchBytes);
+  // land while the next segment opens: 4-5 on a busy 2-core machine), however long the slow
+  // load took; unsealed, one segment took all 100 batches.
+  expect(Math.max(...sizes)).toBeLessThan(SEGMENT_BYTES + 8 * batchBytes);
   expect(sizes.length).toBeGreaterThan((100 * batchBytes) / (SEGMENT_BYTES + batchBytes));
   await store.close();
 });
