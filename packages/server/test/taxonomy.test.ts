@@ -76,6 +76,8 @@ test('text holding a NUL is 400 on both engines (PostgreSQL cannot store it); na
     if (path === '/event-property') expect(answer.body.errors[0].message).toMatch(/U\+0000/);
   }
   expect((await call('GET', `/event-property/${encodeURIComponent('a\u0000b')}`)).status).toBe(400);
+  expect((await call('DELETE', '/event/%00')).status).toBe(400);
+  expect((await call('POST', '/event/%00/restore')).status).toBe(400);
   // Longer than Fastify's default path parameter (100 characters), which answered 414: an unknown property, 400 as the platform answers.
   expect((await call('GET', `/event-property/${'p'.repeat(2_000)}`)).status).toBe(400);
 });
