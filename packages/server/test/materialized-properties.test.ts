@@ -72,7 +72,7 @@ async function context(fromJson = false): Promise<RunnerContext> {
   return {
     appId: APP,
     timeZone: 'UTC',
-    dialect: fromJson ? new DuckDbDialect({ userMappings: false }) : await duckDbDialectOf(engine)(APP, 'UTC'),
+    dialect: fromJson ? new DuckDbDialect({ userMappings: false }) : await duckDbDialectOf(engine)(APP),
     query: (sql) => {
       printed.push(sql);
       return engine.query(sql);

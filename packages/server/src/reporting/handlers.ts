@@ -81,7 +81,7 @@ function segmentOf(conditions: Schemas['SegmentCondition'][] | undefined): Segme
 }
 
 /** The dialect a project's reporting queries are written in (the engine's). */
-export type DialectOf = (appId: number, timeZone: string) => Promise<Dialect>;
+export type DialectOf = (appId: number) => Promise<Dialect>;
 
 /** The DuckDB dialect of a project: event properties a query reads from the JSON are noted for materialization. */
 export const duckDbDialectOf =
@@ -121,7 +121,7 @@ export class ReportingHandlers {
     return {
       appId: project.app_id,
       timeZone,
-      dialect: await this.dialectOf(project.app_id, timeZone),
+      dialect: await this.dialectOf(project.app_id),
       query: (sql) => this.source.query(sql),
       queryChunks: (sql) => this.source.queryChunks(sql),
       timelineFunnel: (query) => this.source.timelineFunnel(query),
