@@ -175,15 +175,15 @@ test('a column whose fill a crash interrupted is not read until filled again', a
   await engine.sql.run(`UPDATE events SET "${kind!.column_name as string}" = NULL WHERE ingest_seq > 200`);
   await engine.close();
   engine = await DuckDbEngine.open(dataDir);
-  const [options] = await engine.query(DuckDbDialect.optionsQuery(APP));
-  const readable = (options!.columns as { name: string }[]).map((c) => c.name);
-  if (readable.includes('kind')) {
+  const readable = async () => ((await engine.query(DuckDbDialect.optionsQuery(APP)))[0]!.columns as { name: string }[]).map((c) => c.name);
+  if ((await readable()).includes('kind')) {
     // Filled again meanwhile: it must be right.
     expect(await wrongValues()).toBe(0);
   } else {
     printed = [];
     await segmentation(await context(), playsBy('kind'));
-    expect(printed.join('\n')).toContain("json_extract_string(e.event_properties, '/kind')");
+    // The query reads the JSON, unless the refill made the column ready between the two looks.
+    if (!printed.join('\n').includes("json_extract_string(e.event_properties, '/kind')")) expect(await readable()).toContain('kind');
   }
   await engine.propertiesMaterialized();
   expect(await wrongValues()).toBe(0);
