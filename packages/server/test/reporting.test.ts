@@ -68,6 +68,12 @@ test('five reporting requests at once on one project are each answered, as the l
   }
 });
 
+test('users over a range without users: one series of zeros, 0 over the range', async () => {
+  const answer = await get('/api/2/users?start=20261110&end=20261111');
+  expect(answer.status).toBe(200);
+  expect(answer.body.data).toMatchObject({ series: [[0, 0]], seriesCollapsed: [[0]], xValues: ['2026-11-10', '2026-11-11'] });
+});
+
 test('users grouped by a property over a range without users: no group, so no series, as the spec says', async () => {
   const answer = await get('/api/2/users?start=20261110&end=20261111&g=country');
   expect(answer.status).toBe(200);

@@ -189,8 +189,8 @@ export class ClickHouseDialect implements Dialect {
     return `tuple(${time}, ${ingestSeq})`;
   }
 
-  /** uniqExact: `uniq` and `count(DISTINCT)` under other settings are approximate. */
-  distinctCount = (expression: string) => `uniqExact(${expression})`;
+  /** uniqExact: `uniq` and `count(DISTINCT)` under other settings are approximate; ifNull: over a Nullable column, no rows give NULL. */
+  distinctCount = (expression: string) => `ifNull(uniqExact(${expression}), 0)`;
   countWhere = (condition: string) => `countIf(${condition})`;
   anyOf = (condition: string) => `max(${condition})`;
   valueAtMax = (value: string, key: string) => `argMax(${value}, ${key})`;
