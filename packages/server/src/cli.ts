@@ -8,6 +8,8 @@ import { saveChart } from './reporting/charts.js';
 import { DOCUMENTED_LIMITS, type LimitFigures } from './reporting/limits.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
+import { DEFAULT_INSERT_ID_WINDOW_MS } from './ingest/dedupe.js';
+import type { EventRules } from './ingest/events.js';
 import { PRIVATE_MASK } from './private-files.js';
 import type { StoredSecret } from './stored-secrets.js';
 import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from './tenancy.js';
@@ -15,7 +17,7 @@ import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
                      [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice idle|N]
-                     [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR]
+                     [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR] [--insert-id-window-hours H]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -56,6 +58,9 @@ from their first query.
 --reporting-cost-limits raises (or lowers) the platform's documented reporting cost budget per
 project, 1000 per five minutes and 108000 per hour (e.g. 5000,500000 for a team's own server);
 the limit of 5 concurrent requests stays.
+--insert-id-window-hours (default 168, the platform's 7 days) is how long an event's insert_id is
+remembered so that a repeat is dropped; the server keeps the ids of that window in memory
+(about 100 bytes each), so a shorter window bounds memory under sustained traffic.
 --shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
 secret: several server processes on one machine, each with its own --data-dir (its journal),
 share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
@@ -79,6 +84,7 @@ const OPTIONS = {
   'engine-nice': { type: 'string' },
   'materialize-property': { type: 'string', multiple: true },
   'reporting-cost-limits': { type: 'string' },
+  'insert-id-window-hours': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -225,6 +231,14 @@ function createDemo(tenancy: Tenancy, dataDir: string): string {
   return describeProject(tenancy.projectOf(project.app_id)!, { secretKey: project.secret_key, deployment });
 }
 
+/** `--insert-id-window-hours H` (fractions allowed, from one second to the platform's 7 days). */
+function insertIdWindowRule(option: string | undefined): Partial<EventRules> | undefined {
+  if (option === undefined) return undefined;
+  const ms = Number(option) * 3_600_000;
+  if (!(option.trim() !== '' && ms >= 1000 && ms <= DEFAULT_INSERT_ID_WINDOW_MS)) throw new Error('--insert-id-window-hours is a number of hours from 1/3600 (one second) to 168 (7 days)');
+  return { insertIdWindowMs: Math.round(ms) };
+}
+
 /** `--reporting-cost-limits PER_5_MIN,PER_HOUR` over the documented limits. */
 function costLimits(option: string | undefined): LimitFigures | undefined {
   if (option === undefined) return undefined;
@@ -273,6 +287,7 @@ export async function main(argv: string[]): Promise<void> {
     engineNice,
     materializedProperties: values['materialize-property'],
     reportingLimits: costLimits(values['reporting-cost-limits']),
+    rules: insertIdWindowRule(values['insert-id-window-hours']),
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

@@ -23,10 +23,8 @@ interface Admitted {
   written: Promise<void>;
 }
 
-export const DEDUPE_WINDOW_MS = 7 * 24 * 3_600_000;
-
 export class IngestionService {
-  readonly insertIds = new InsertIdWindow(DEDUPE_WINDOW_MS);
+  readonly insertIds: InsertIdWindow;
   readonly propertyUpdates: PropertyUpdateLimit;
   /** The work of the last request to arrive (see `inTurn`). */
   private turns: Promise<unknown> = Promise.resolve();
@@ -40,12 +38,13 @@ export class IngestionService {
     /** Where a batch's work gives way to the event loop. */
     private readonly slicer: () => Slicer = timeSlicer,
   ) {
+    this.insertIds = new InsertIdWindow(rules.insertIdWindowMs);
     this.propertyUpdates = new PropertyUpdateLimit({ perHour: rules.maxUserPropertyUpdatesPerHour });
   }
 
   /** Refills the dedupe window from the store (at start-up, after the journal replay). */
   async rebuildInsertIds(now: number): Promise<void> {
-    for await (const chunk of this.store.recentInsertIds(now - DEDUPE_WINDOW_MS)) {
+    for await (const chunk of this.store.recentInsertIds(now - this.rules.insertIdWindowMs)) {
       for (const [appId, insertId, receivedAt] of chunk) this.insertIds.add(appId, insertId, receivedAt);
     }
   }

@@ -141,6 +141,7 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     postgresUrl: config.postgresUrl,
     clickhouseUrl: config.clickhouseUrl,
     clickhouseDatabase: config.clickhouseDatabase,
+    insertIdWindowMs: config.rules?.insertIdWindowMs,
   };
   return config.engineIn === 'main' ? openEngine(engineConfig, (message) => log(`storage engine: ${message}`)) : openEngineProcess(engineConfig, config.engineNice ?? ENGINE_NICE, log);
 }

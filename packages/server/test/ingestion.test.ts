@@ -165,6 +165,29 @@ describe('insert_id deduplication', () => {
   });
 });
 
+test('--insert-id-window-hours: a repeat after a shorter window is a new event, on every engine (the ClickHouse load checks the same window)', async () => {
+  let now = Date.UTC(2026, 10, 20, 12);
+  const windowed = await startHarness(['ingest'], { rules: { insertIdWindowMs: 3_600_000 }, clock: () => now });
+  try {
+    const send = () => postJson(`${windowed.direct}/batch`, { api_key: windowed.project.api_key, events: [{ event_type: 'Windowed', user_id: 'user-windowed', insert_id: 'windowed-1' }] });
+    const kept = async () => (await windowed.server.store.events(windowed.project.app_id)).filter((e) => e.event_type === 'Windowed').length;
+    expect((await send()).status).toBe(200);
+    now += 30 * 60_000;
+    expect((await send()).status).toBe(200);
+    await windowed.server.store.flush();
+    expect(await kept()).toBe(1);
+    // Two hours on, once the minute's prune has run: remembered no more.
+    now += 90 * 60_000;
+    windowed.server.ingestion.prune(now);
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    await windowed.server.store.flush();
+    expect(await kept()).toBe(2);
+  } finally {
+    await windowed.close();
+  }
+});
+
 describe('profiles', () => {
   test('$identify applies $set, $setOnce, $add, $append, $prepend and $unset to the user profile', async () => {
     const identify = (user_properties: Record<string, unknown>) => ({ event_type: '$identify', user_id: 'user-profile', user_properties });

@@ -42,6 +42,7 @@ export function memoryOf(serverPid, clickhousePid, heapFile) {
     engineRss: engine.length > 0 ? engine.reduce((a, b) => a + b) : undefined,
     clickhouseRss: clickhousePid === undefined ? undefined : rss(clickhousePid),
     heapUsed: heap.heapUsed,
+    arrayBuffers: heap.arrayBuffers,
   };
 }
 

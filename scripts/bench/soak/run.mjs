@@ -7,7 +7,11 @@
 // p99 latencies and answers by status. At the end: memory after the warm-up and at the end,
 // its slope per 10 minutes, and a verdict against the targets (memory flat after the warm-up,
 // backlog bounded, no errors).
-//   node scripts/bench/soak/run.mjs [--engine duckdb|clickhouse] [--minutes 30] [--events-per-second 2000] [--queries-per-second 2] [--warmup-minutes 2] [--row-seconds 30]
+// The server remembers every insert_id of its window (7 days by default) in memory, about 100
+// bytes each: at 2000 events/s that grows by ~12 MB a minute for a week, by design. So that
+// "flat" can be judged within a run, the soak starts the server with a window of
+// --insert-id-window-hours (default 0.02, 72 s), which fills within the warm-up.
+//   node scripts/bench/soak/run.mjs [--engine duckdb|clickhouse] [--minutes 30] [--events-per-second 2000] [--queries-per-second 2] [--warmup-minutes 2] [--row-seconds 30] [--insert-id-window-hours 0.02]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +29,7 @@ const { values } = parseArgs({
     'queries-per-second': { type: 'string', default: '2' },
     'warmup-minutes': { type: 'string', default: '2' },
     'row-seconds': { type: 'string', default: '30' },
+    'insert-id-window-hours': { type: 'string', default: '0.02' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -41,6 +46,7 @@ const serverLog = [];
 const server = await startServerProcess({
   engine: values.engine,
   nodeArgs: ['--import', fileURLToPath(new URL('./heap-probe.mjs', import.meta.url))],
+  serverArgs: ['--insert-id-window-hours', values['insert-id-window-hours']],
   env: { ...process.env, SVC_SOAK_HEAP_FILE: heapFile },
   // The server's log is kept (its end printed with the verdict), not mixed into the rows.
   onStderr: (chunk) => {
@@ -48,7 +54,7 @@ const server = await startServerProcess({
   },
 });
 console.log(
-  `soak: ${server.engine}, ${MINUTES} min, ${values['events-per-second']} events/s, ${values['queries-per-second']} queries/s, warm-up ${WARMUP_MS / 60_000} min; server pid ${server.child.pid}${server.clickhousePid ? `, ClickHouse pid ${server.clickhousePid}` : ''}`,
+  `soak: ${server.engine}, ${MINUTES} min, ${values['events-per-second']} events/s, ${values['queries-per-second']} queries/s, warm-up ${WARMUP_MS / 60_000} min, insert_id window ${values['insert-id-window-hours']} h; server pid ${server.child.pid}${server.clickhousePid ? `, ClickHouse pid ${server.clickhousePid}` : ''}`,
 );
 
 const ingest = ingestLoop(server, Number(values['events-per-second']));
@@ -63,14 +69,14 @@ const sample = () => {
 const mb = (bytes) => (bytes === undefined ? '-' : (bytes / 2 ** 20).toFixed(0));
 const statuses = (counts) => Object.entries(counts).map(([status, n]) => `${status}:${n}`).join(' ') || '-';
 
-console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | JS heap MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
+console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | JS heap MB | ArrayBuffers MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
 const sampler = setInterval(sample, SAMPLE_MS);
 sample();
 const printRow = () => {
   const last = samples.at(-1);
   const [i, r] = [ingest.window(), reporting.window()];
   console.log(
-    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.heapUsed)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
+    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.heapUsed)} | ${mb(last.arrayBuffers)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
   );
 };
 const printer = setInterval(printRow, ROW_MS);
@@ -105,7 +111,7 @@ const maxBacklog = (list) => Math.max(0, ...list.map((s) => s.backlog.bytes));
 const backlogBounded = after.length > 0 && maxBacklog(after) <= Math.max(maxBacklog(samples.filter((s) => s.atMs < WARMUP_MS)) * 2, 64 * 2 ** 20);
 const errors = ingest.errors() + reporting.errors();
 const flat = Number.isFinite(slope) && slope < FLAT_MB_PER_10_MIN;
-const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB`}, JS heap ${mb(s.heapUsed)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
+const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
 console.log(`\nsent: ${ingest.sent()} ingestion batches (${ingest.events()} events, ${(ingest.events() / (MINUTES * 60)).toFixed(0)}/s), ${reporting.sent()} reporting queries; answers: ingestion ${statuses(ingest.totals())}, reporting ${statuses(reporting.totals())}`);
 console.log(`memory after the warm-up: ${describe(first)}\nmemory at the end: ${describe(last)}`);
 console.log(`slope of RSS (server + engine${server.clickhousePid ? ' + ClickHouse' : ''}) after the warm-up: ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${after.length} samples; journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);

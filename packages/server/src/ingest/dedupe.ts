@@ -3,6 +3,9 @@
 // the window are the oldest entries, dropped a prefix at a time.
 import { OffHeapKeys } from './off-heap-keys.js';
 
+/** The platform's window: repeats of an insert_id within 7 days of its first receipt are dropped. */
+export const DEFAULT_INSERT_ID_WINDOW_MS = 7 * 24 * 3_600_000;
+
 /** The value column of an entry: the second it was received. */
 const RECEIVED = 0;
 

@@ -6,6 +6,7 @@ import type { RequestProblem } from '@svc/openapi-validation';
 import type { components } from '../generated/ingestion.js';
 import type { StoredEvent } from '../store/types.js';
 import { dataRecord } from './data-record.js';
+import { DEFAULT_INSERT_ID_WINDOW_MS } from './dedupe.js';
 
 export type EventRecord = components['schemas']['EventRecord'];
 export type UploadRequest = components['schemas']['EventUploadRequest'];
@@ -17,6 +18,8 @@ export interface EventRules {
   defaultMinIdLength: number;
   /** Profile updates per user and rolling hour; later ones are dropped (the events are kept). */
   maxUserPropertyUpdatesPerHour: number;
+  /** How long an insert_id is remembered (ms): its memory grows with the events received within it. */
+  insertIdWindowMs: number;
 }
 
 export const DEFAULT_EVENT_RULES: EventRules = {
@@ -24,6 +27,7 @@ export const DEFAULT_EVENT_RULES: EventRules = {
   maxGroups: 10,
   defaultMinIdLength: 5,
   maxUserPropertyUpdatesPerHour: 1800,
+  insertIdWindowMs: DEFAULT_INSERT_ID_WINDOW_MS,
 };
 
 const INT32_MAX = 2 ** 31 - 1;

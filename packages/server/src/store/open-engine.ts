@@ -13,6 +13,8 @@ export interface EngineConfig {
   postgresUrl?: string;
   clickhouseUrl?: string;
   clickhouseDatabase?: string;
+  /** The ingestion's insert_id window (ms), which the ClickHouse engine applies across processes at load. */
+  insertIdWindowMs?: number;
 }
 
 export interface OpenedEngine {
@@ -39,6 +41,6 @@ export async function openEngine(config: EngineConfig, log: (message: string) =>
   const [{ ClickHouseEngine }, { postgresLoadLock }, { journalId }] = await Promise.all([import('./clickhouse/engine.js'), import('./load-lock.js'), import('./journal-id.js')]);
   // Several processes may load into this database: their loads take turns on PostgreSQL.
   const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
-  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase }, postgres, loading);
+  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, database: config.clickhouseDatabase, insertIdWindowMs: config.insertIdWindowMs }, postgres, loading);
   return { engine, entitySql: postgres, close: () => postgres.close() };
 }

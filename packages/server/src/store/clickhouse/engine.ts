@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
 import { applyPropertyOperations } from '../../ingest/profile-operations.js';
-import { DEDUPE_WINDOW_MS } from '../../ingestion.js';
+import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../ingest/dedupe.js';
 import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
 import { timeSlicer } from '../time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
@@ -190,6 +190,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     /** Names this process's journal apart from the others' (their segment names can be equal). */
     private readonly journalId: string,
     private readonly loadChunkLines: number,
+    private readonly insertIdWindowMs: number,
   ) {
     super();
     this.entities = new SharedEntities(sql);
@@ -199,7 +200,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     // Under the lock: processes opening at once would both run a migration step (seen: a
     // duplicate ADD COLUMN), and a segment another process is loading right now is not torn.
     return loadLock.hold(async () => {
-      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES);
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS);
       await engine.removeTornSegments();
       await engine.readIdentities();
       await engine.reconcileUserMappings();
@@ -315,7 +316,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     const candidates: number[] = [];
     for (let index = 0; index < kept.length; index++) if (scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
     if (candidates.length === 0) return kept;
-    const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - DEDUPE_WINDOW_MS;
+    const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - this.insertIdWindowMs;
     const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
       WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((index) => scan.appIds[index]!)))})
       AND insert_id IN (${candidates.map((index) => literal(scan.insertIds[index]!)).join(', ')}) GROUP BY app_id, insert_id`;
@@ -327,7 +328,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     for (const row of await result.json<Row>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
     for (const index of candidates) {
       const storedAt = stored.get(keyOf(scan.appIds[index]!, scan.insertIds[index]!));
-      if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - DEDUPE_WINDOW_MS) kept[index] = 0;
+      if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - this.insertIdWindowMs) kept[index] = 0;
     }
     return kept;
   }

@@ -72,6 +72,8 @@ export interface ClickHouseOptions {
   database?: string;
   /** Lines of a journal segment the engine parses and encodes at a time while loading it (default 2,000). */
   loadChunkLines?: number;
+  /** The insert_id window (ms) within which a repeat another process received is dropped at load (default 7 days). */
+  insertIdWindowMs?: number;
 }
 
 type Row = Record<string, unknown>;
