@@ -4,33 +4,33 @@ import { defineConfig } from 'vitest/config';
 /**
  * The files that run a server (its engine) and so run again with SVC_TEST_ENGINE=clickhouse;
  * the others test code that does not depend on the engine, or one engine on purpose
- * (DuckDbEngine, the DuckDB dialect, test/clickhouse with its own servers).
+ * (DuckDbEngine, the DuckDB dialect, test/store/clickhouse with its own servers).
  */
 const ENGINE_TESTS = [
-  'abuse',
-  'annotations',
-  'attribution-restart',
-  'browser-sdk',
-  'cohorts',
-  'credentials',
-  'deletion',
-  'durability',
-  'engine-restart',
-  'event-streaming',
-  'event-streaming-restart',
-  'experiment',
-  'feedback',
-  'funnel-semantics',
-  'ingestion',
+  'http/abuse',
+  'annotations/annotations',
+  'ingestion/attribution-restart',
+  'ingestion/browser-sdk',
+  'cohorts/cohorts',
+  'http/credentials',
+  'deletion/deletion',
+  'store/durability',
+  'store/engine-restart',
+  'delivery-metrics/event-streaming',
+  'delivery-metrics/event-streaming-restart',
+  'experiment/experiment',
+  'feedback/feedback',
+  'reporting/funnel-semantics',
+  'ingestion/ingestion',
   'official-sdk',
-  'reporting',
+  'reporting/reporting',
   'reporting/agreement',
-  'secrets-at-rest',
-  'session-replays',
-  'taxonomy',
-  'taxonomy-plan',
-  'throttle',
-  'usermap',
+  'shared/secrets-at-rest',
+  'session-replays/session-replays',
+  'taxonomy/taxonomy',
+  'taxonomy/taxonomy-plan',
+  'ingestion/throttle',
+  'usermap/usermap',
 ].map((name) => `test/${name}.test.ts`);
 
 const clickhouse = process.env.SVC_TEST_ENGINE === 'clickhouse';

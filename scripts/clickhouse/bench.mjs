@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@clickhouse/client';
 import { ClickHouseEvents } from '../../packages/server/dist/store/clickhouse/events.js';
-import { ClickHouseDialect } from '../../packages/server/dist/reporting/query/clickhouse-dialect.js';
-import { DuckDbDialect } from '../../packages/server/dist/reporting/query/duckdb-dialect.js';
-import { DuckDbEngine, EVENT_COLUMNS } from '../../packages/server/dist/store/duckdb.js';
+import { ClickHouseDialect } from '../../packages/server/dist/store/clickhouse/dialect.js';
+import { DuckDbDialect } from '../../packages/server/dist/store/duckdb/dialect.js';
+import { DuckDbEngine } from '../../packages/server/dist/store/duckdb/engine.js';
+import { EVENT_COLUMNS } from '../../packages/server/dist/store/journal-line.js';
 import { startClickHouse } from './start.mjs';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, users: { type: 'string', default: '50000' }, runs: { type: 'string', default: '5' } } });

@@ -3,16 +3,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
-import { flagFile } from './experiment.js';
+import { flagFile } from './experiment/handlers.js';
 import { saveChart } from './reporting/charts.js';
-import { DOCUMENTED_LIMITS, type LimitFigures } from './reporting/limits.js';
+import { DOCUMENTED_LIMITS, type LimitFigures } from './shared/reporting-limits.js';
 import { parseArgs } from 'node:util';
 import { defaultPort, hostRoles, startServer } from './server.js';
-import { DEFAULT_INSERT_ID_WINDOW_MS } from './ingest/dedupe.js';
-import type { EventRules } from './ingest/events.js';
-import { PRIVATE_MASK } from './private-files.js';
-import type { StoredSecret } from './stored-secrets.js';
-import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from './tenancy.js';
+import { DEFAULT_INSERT_ID_WINDOW_MS } from './model/events.js';
+import type { EventRules } from './model/events.js';
+import { PRIVATE_MASK } from './shared/private-files.js';
+import type { StoredSecret } from './shared/stored-secrets.js';
+import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from './shared/tenancy.js';
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { main } from '../src/cli.js';
-import { flagFile } from '../src/experiment.js';
-import { Tenancy } from '../src/tenancy.js';
+import { flagFile } from '../src/experiment/handlers.js';
+import { Tenancy } from '../src/shared/tenancy.js';
 
 let dataDir: string;
 beforeAll(() => {

@@ -3,7 +3,7 @@
 // timer watches the event loop. Prints the fill rate, the batch times and the longest gap.
 //   node scripts/bench/dedupe/run.mjs [--entries 17000000] [--batches 4000]
 import { parseArgs } from 'node:util';
-import { InsertIdWindow } from '../../../packages/server/dist/ingest/dedupe.js';
+import { InsertIdWindow } from '../../../packages/server/dist/ingestion/dedupe.js';
 import { withServerFlags } from '../support/server-flags.mjs';
 
 // The window runs in this process: with the Node flags the server runs with.

@@ -31,7 +31,7 @@ const { values: options } = parseArgs({
 if (!globalThis.gc) throw new Error('Run with --expose-gc');
 const dist = pathToFileURL(resolve(options.dist)).href;
 const { ClickHouseEngine } = await import(`${dist}/store/clickhouse/engine.js`);
-const { EVENT_COLUMNS, journalLine } = await import(`${dist}/store/duckdb.js`);
+const { EVENT_COLUMNS, journalLine } = await import(`${dist}/store/journal-line.js`);
 
 const TOTAL = Number(options.events);
 const APP = 1;

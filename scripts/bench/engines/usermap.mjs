@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
+import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
 
 const { values: options } = parseArgs({
   options: { users: { type: 'string', default: '10000' }, calls: { type: 'string', default: '200' }, runs: { type: 'string', default: '3' } },

@@ -15,7 +15,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Tenancy } from '../../../packages/server/dist/tenancy.js';
+import { Tenancy } from '../../../packages/server/dist/shared/tenancy.js';
 import { serverBin, serverFlags } from '../support/server-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { copyFileSync, createReadStream, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLICKHOUSE_EVENT_COLUMNS, ClickHouseEvents } from '../../../packages/server/dist/store/clickhouse/events.js';
-import { EVENT_COLUMNS } from '../../../packages/server/dist/store/duckdb.js';
+import { EVENT_COLUMNS } from '../../../packages/server/dist/store/journal-line.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 
 const DATABASE = 'bench';

@@ -28,7 +28,7 @@ import { join, resolve } from 'node:path';
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb.js';
+import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';

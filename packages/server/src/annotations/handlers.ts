@@ -1,9 +1,10 @@
 // Handlers of the annotations group: categories (`{id, name}`, or `{id, category}` in the
 // rename answer and in bulk-assigned annotations) and annotations, global or per chart.
 import type { components } from '../generated/annotations.js';
-import type { HandlerRequest, Reply } from '../handlers.js';
-import type { Caller } from '../handlers.js';
-import { type AnnotationStore, type Category, instant, type StoredAnnotation } from './store.js';
+import type { HandlerRequest, Reply } from '../http/operations.js';
+import type { Caller } from '../http/operations.js';
+import { instant } from '../model/time.js';
+import type { AnnotationStore, Category, StoredAnnotation } from './store.js';
 
 type AnnotationCreate = components['schemas']['AnnotationCreate'];
 type AnnotationUpdate = components['schemas']['AnnotationUpdate'];

@@ -2,6 +2,7 @@
 // across projects). Times are kept as sent, and as epoch ms for the list filters.
 import { EntityTables } from '../store/entity-tables.js';
 import type { SqlSession } from '../store/types.js';
+import { instant } from '../model/time.js';
 
 export const ANNOTATION_TABLES = `
 CREATE SEQUENCE IF NOT EXISTS annotation_ids START 1;
@@ -50,9 +51,6 @@ function annotationOf(row: Record<string, unknown>): StoredAnnotation {
     category: row.category_id === null || row.category_id === undefined ? null : { id: row.category_id as number, name: row.category_name as string },
   };
 }
-
-/** ISO 8601 `YYYY-MM-DDThh:mmTZD` (the spec's pattern has checked the shape) → epoch ms. */
-export const instant = (time: string) => Date.parse(time.replace(/Z$/, ':00Z').replace(/([+-]\d\d:\d\d)$/, ':00$1'));
 
 export class AnnotationStore extends EntityTables {
   constructor(sql: SqlSession) {

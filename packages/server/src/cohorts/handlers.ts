@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { describeProblems, type RequestProblem } from '@svc/openapi-validation';
 import type { components } from '../generated/cohorts.js';
-import type { Caller, HandlerRequest, Reply } from '../handlers.js';
-import { invalidLink, type SignedLinks } from '../signed-links.js';
-import { tooManyItems } from '../too-many-items.js';
+import type { Caller, HandlerRequest, Reply } from '../http/operations.js';
+import { invalidLink, type SignedLinks } from '../shared/signed-links.js';
+import { tooManyItems } from '../http/too-many-items.js';
 import type { JournalledStore } from '../store/journalled-store.js';
 import type { CohortExportLimits } from './limits.js';
 import { type CohortExportJob, type CohortStore, type StoredCohort } from './store.js';

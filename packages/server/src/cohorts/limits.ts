@@ -2,8 +2,8 @@
 // jobs in progress at a time, 500 per calendar month (UTC), and a slot of the 5 concurrent
 // reporting requests for as long as a job runs. These counts live in the process's memory:
 // they start afresh after a restart (the reporting slot is counted where the reporting limits are).
-import { addTo, sumSince } from '../ingest/windowed-counts.js';
-import type { ReportingLimits } from '../reporting/limits.js';
+import { addTo, sumSince } from '../shared/windowed-counts.js';
+import type { ReportingLimits } from '../shared/reporting-limits.js';
 
 export interface ExportLimitFigures {
   requestsPerTenMinutes: number;

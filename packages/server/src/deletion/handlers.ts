@@ -2,9 +2,9 @@
 // job per project of the organization), listings show the jobs' state, and a staging job's
 // users can be removed; a background step scrubs the jobs whose day has come.
 import type { components } from '../generated/deletion.js';
-import type { HandlerRequest, Reply } from '../handlers.js';
+import type { HandlerRequest, Reply } from '../http/operations.js';
 import type { DeletionJobRecord, Store } from '../store/types.js';
-import type { Project, Tenancy } from '../tenancy.js';
+import type { Project, Tenancy } from '../shared/tenancy.js';
 import { dayOfNewJob, statusOf, utcDay } from './jobs.js';
 
 type DeletionJob = components['schemas']['DeletionJob'];

@@ -1,6 +1,6 @@
 // Handler of the delivery-metrics group: the summary of a sync's delivery attempts over a
 // window, within the project's limits (429), for syncs of the caller's project only (403).
-import type { HandlerRequest, Reply } from '../handlers.js';
+import type { HandlerRequest, Reply } from '../http/operations.js';
 import type { Destination } from './streamer.js';
 import type { MetricsLimits } from './limits.js';
 import { requestWindow, summarize } from './metrics.js';

@@ -1,7 +1,7 @@
 // The delivery metrics limits per project (doc 001): 4 requests at a time and 12 per minute.
 // Counts live in memory.
-import { addTo, sumSince } from '../ingest/windowed-counts.js';
-import { takeSlots } from '../running-slots.js';
+import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { takeSlots } from '../shared/running-slots.js';
 
 export interface MetricsLimitFigures {
   concurrentRequests: number;

@@ -1,6 +1,6 @@
 // The delivery metrics summary: the request window (preset or custom, with the look-back
 // threshold) and the figures computed from the settled outcomes of delivery attempts.
-import { instant } from '../annotations/store.js';
+import { instant } from '../model/time.js';
 import type { components } from '../generated/delivery-metrics.js';
 
 type Summary = components['schemas']['DeliveryMetricsSummary'];

@@ -1,7 +1,7 @@
 // The streamer: every round it cuts each destination's new events (read from the store, past
 // its persisted cursor) into batches and posts the batches that are due, recording every
 // attempt. Rounds run one at a time, every `pollIntervalMs`, and whenever `round()` is called.
-import type { StreamDestination, Tenancy } from '../tenancy.js';
+import type { StreamDestination, Tenancy } from '../shared/tenancy.js';
 import { judge, type PostResult, type RetryPolicy } from './delivery.js';
 import type { PendingBatch, StreamStore } from './store.js';
 

@@ -1,25 +1,27 @@
 // Handlers of the reporting group: decoded parameters → query model → runner → the answer
 // in the shapes the platform returns. Every request passes the project's limits first.
 import { operations, parseOperationRequest } from '@svc/openapi-validation';
-import type { HandlerRequest, Reply } from '../handlers.js';
+import type { HandlerRequest, Reply } from '../http/operations.js';
 import type { components } from '../generated/reporting.js';
 import type { ReportingSource } from '../store/types.js';
-import type { EventTypeNames } from '../taxonomy/store.js';
+import type { EventTypeNames } from '../model/event-type-names.js';
 import { type ChartOperation, type SavedChart, chartQueryString } from './charts.js';
 import { type CsvTable, chartCsv } from './csv.js';
 import { FormulaError, parseFormula } from './formula.js';
-import { type ExceededLimit, queryCost, type ReportingLimits } from './limits.js';
-import { ClickHouseDialect, refusalOf } from './query/clickhouse-dialect.js';
-import { type Dialect, DuckDbDialect } from './query/duckdb-dialect.js';
-import { type Condition, type EventSelector, type PropertyRef, type Segment, UnknownProperty, userProperty } from './query/model.js';
+import { type ExceededLimit, queryCost, type ReportingLimits } from '../shared/reporting-limits.js';
+import { ClickHouseDialect, refusalOf } from '../store/clickhouse/dialect.js';
+import type { Dialect } from '../store/dialect.js';
+import { DuckDbDialect } from '../store/duckdb/dialect.js';
+import { type Condition, type EventSelector, type PropertyRef, type Segment, UnknownProperty, userProperty } from '../model/query.js';
 import { composition } from './runners/composition.js';
 import type { RunnerContext } from './runners/context.js';
 import { eventTypeTotals } from './runners/event-types.js';
-import { funnel, type FunnelCounts } from './runners/funnels.js';
+import type { FunnelCounts } from '../model/funnel-times.js';
+import { funnel } from './runners/funnels.js';
 import { SegmentationError, segmentation, type SegmentationMetric } from './runners/segmentation.js';
 import { DEFAULT_BINS_MS, MAX_SESSION_MS, dailySessions, sessionLengths } from './runners/sessions.js';
 import { userCounts } from './runners/users.js';
-import { intervalOf, type Interval, localDateLabel, parseReportDate, type ReportRange, reportRange } from './time.js';
+import { intervalOf, type Interval, localDateLabel, parseReportDate, type ReportRange, reportRange } from '../model/time.js';
 
 type Schemas = components['schemas'];
 type ReportingOperation =

@@ -1,8 +1,8 @@
 // Handlers of session replays: the SDK's recording batches (ingest host), the listing of
 // replays and of a replay's event files, and the files behind the signed links.
 import type { components } from '../generated/session-replays.js';
-import type { Caller, HandlerRequest, Reply } from '../handlers.js';
-import { invalidLink, type SignedLinks } from '../signed-links.js';
+import type { Caller, HandlerRequest, Reply } from '../http/operations.js';
+import { invalidLink, type SignedLinks } from '../shared/signed-links.js';
 import { eventFile, readBatch, type FileVersion } from './recording.js';
 import { filePageToken, readFilePageToken, readReplayPageToken, replayPageToken, type SortOrder } from './page-tokens.js';
 import type { ReplayKey, ReplayStore, StoredReplay } from './store.js';

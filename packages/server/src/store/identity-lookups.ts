@@ -1,5 +1,5 @@
 // The EntityStore's id lookups, answered by every engine from its identities in memory.
-import type { Identities } from '../ingest/identity.js';
+import type { Identities } from './identity.js';
 import type { EntityStore } from './types.js';
 
 /** The entries of `keys` that `lookup` finds. */

@@ -13,12 +13,12 @@
 // for the next round.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { journalLine } from './duckdb.js';
+import { journalLine } from './journal-line.js';
 import { Journal, type Segment } from './journal.js';
-import { eachInSlices, yieldToEventLoop } from './time-slice.js';
-import type { FunnelGroup } from '../reporting/runners/funnels.js';
-import type { TimelineCounts, TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
-import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
+import { eachInSlices, yieldToEventLoop } from '../shared/time-slice.js';
+import type { FunnelGroup } from '../model/funnel-times.js';
+import type { TimelineCounts, TimelineCountsQuery } from './timelines/counts.js';
+import type { TimelineFunnelQuery } from './timelines/funnel.js';
 import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
 
 /** Lines are turned into bytes this many characters at a time, so that no slice converts a whole batch. */

@@ -29,7 +29,7 @@ export interface OpenedEngine {
 export async function openEngine(config: EngineConfig, log: (message: string) => void): Promise<OpenedEngine> {
   const postgres = config.postgresUrl === undefined ? undefined : (await import('./postgres/sql-session.js')).postgresSession(config.postgresUrl);
   if (config.engine === 'duckdb') {
-    const { DuckDbEngine } = await import('./duckdb.js');
+    const { DuckDbEngine } = await import('./duckdb/engine.js');
     const engine = await DuckDbEngine.open(config.dataDir, log);
     return { engine, entitySql: postgres ?? engine.sql, close: async () => postgres?.close() };
   }

@@ -3,7 +3,7 @@
 // engine in a shared SQL store (PostgreSQL in production), beside its cohort memberships and
 // a mirror of the mappings for reporting in ClickHouse (clickhouse/tables.ts).
 // Their SQL is portable between PostgreSQL and DuckDB: `$n` placeholders, ON CONFLICT, RETURNING.
-import type { IdentityBatch } from '../ingest/identity.js';
+import type { IdentityBatch } from './identity.js';
 import { EntityTables } from './entity-tables.js';
 import { IdentityLookups } from './identity-lookups.js';
 import type { DeletionEntry, DeletionJobRecord, EntityStore, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';

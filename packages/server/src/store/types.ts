@@ -1,60 +1,11 @@
 // The storage interface the handlers see. An engine (DuckDB today) implements `Engine`;
 // `JournalledStore` puts the durable journal in front of any engine.
-import type { FunnelGroup } from '../reporting/runners/funnels.js';
-import type { TimelineCounts, TimelineCountsQuery } from '../reporting/runners/timeline-counts.js';
-import type { TimelineFunnelQuery } from '../reporting/runners/timeline-funnel.js';
+import type { FunnelGroup } from '../model/funnel-times.js';
+import type { TimelineCounts, TimelineCountsQuery } from './timelines/counts.js';
+import type { TimelineFunnelQuery } from './timelines/funnel.js';
 
-/** Property operations of `$identify` / `$groupidentify` (plain keys count as `$set`). */
-export type PropertyOperations = Record<string, unknown>;
-
-/** One event as stored: the record after the ingestion rules (ids, time, revenue, groups). */
-export interface StoredEvent {
-  app_id: number;
-  insert_id: string | null;
-  event_type: string;
-  user_id: string | null;
-  device_id: string | null;
-  time: number;
-  server_upload_time: number;
-  session_id: number | null;
-  event_id: number | null;
-  event_properties: Record<string, unknown> | null;
-  user_properties: PropertyOperations | null;
-  groups: Record<string, string | string[]> | null;
-  group_properties: PropertyOperations | null;
-  skip_user_properties_sync: boolean;
-  price: number | null;
-  quantity: number | null;
-  revenue: number | null;
-  productId: string | null;
-  revenueType: string | null;
-  currency: string | null;
-  location_lat: number | null;
-  location_lng: number | null;
-  ip: string | null;
-  idfa: string | null;
-  idfv: string | null;
-  adid: string | null;
-  android_id: string | null;
-  android_app_set_id: string | null;
-  plan: Record<string, string> | null;
-  app_version: string | null;
-  platform: string | null;
-  os_name: string | null;
-  os_version: string | null;
-  device_brand: string | null;
-  device_manufacturer: string | null;
-  device_model: string | null;
-  carrier: string | null;
-  country: string | null;
-  region: string | null;
-  city: string | null;
-  dma: string | null;
-  language: string | null;
-}
-
-/** An event as loaded: with the `svc_id` of its user (null for group identification records). */
-export type LoadedEvent = StoredEvent & { svc_id: number | null };
+export type { LoadedEvent, PropertyOperations, StoredEvent } from '../model/events.js';
+import type { LoadedEvent, StoredEvent } from '../model/events.js';
 
 /**
  * An attribution held until an event with one of its advertising or vendor ids arrives
@@ -274,11 +225,11 @@ export interface ReportingSource {
   /** The rows of a large result a chunk at a time. */
   queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]>;
   /**
-   * A plain funnel from the engine's per-user timelines (runners/timeline-funnel.ts); undefined
+   * A plain funnel from the engine's per-user timelines (store/timelines/funnel.ts); undefined
    * when the engine keeps none or they are not built yet for the project (the SQL answers).
    */
   timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined>;
-  /** Users or events per bucket of a plain scan from the timelines (runners/timeline-counts.ts); undefined as for funnels. */
+  /** Users or events per bucket of a plain scan from the timelines (store/timelines/counts.ts); undefined as for funnels. */
   timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined>;
   /** Resolves once the timelines the engine builds at open (or after a change) are built: funnels read them from then on. */
   timelinesBuilt(): Promise<void>;

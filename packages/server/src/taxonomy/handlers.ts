@@ -3,9 +3,9 @@
 // Changes run in one transaction of the plan; a refused one (409) writes nothing.
 import type { RequestProblem } from '@svc/openapi-validation';
 import { describeProblems, operations } from '@svc/openapi-validation';
-import type { Rejections } from '../app.js';
+import type { Rejections } from '../http/app.js';
 import type { components, operations as TaxonomyOperations } from '../generated/taxonomy.js';
-import type { HandlerRequest, OperationId, Reply } from '../handlers.js';
+import type { HandlerRequest, OperationId, Reply } from '../http/operations.js';
 import { afterDeletion, afterRestoration, applyFields, type EventTypeEntry, type EventTypeKind, hiddenFlagOnPlanned, kindOf, newEntry, Refusal } from './event-types.js';
 import type { IngestedNames } from './ingested.js';
 import type { TaxonomyLimits } from './limits.js';

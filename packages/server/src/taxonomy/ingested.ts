@@ -1,6 +1,6 @@
 // What the project's stored events say about the plan: which event types and event
 // properties were ingested (the plan's kinds and the hidden flags depend on it).
-import type { Dialect } from '../reporting/query/duckdb-dialect.js';
+import type { Dialect } from '../store/dialect.js';
 import type { ReportingSource } from '../store/types.js';
 
 export interface IngestedNames {

@@ -1,7 +1,7 @@
 // The taxonomy API's limits per project (doc 000): a cost per request (GET 1; POST, PUT and
 // DELETE 2), at most 4 cost running at a time and 7200 cost per hour. Counts live in memory.
-import { addTo, sumSince } from '../ingest/windowed-counts.js';
-import { takeSlots } from '../running-slots.js';
+import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { takeSlots } from '../shared/running-slots.js';
 
 export interface TaxonomyLimitFigures {
   concurrentCost: number;

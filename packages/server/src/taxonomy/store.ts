@@ -5,6 +5,7 @@ import { EntityTables } from '../store/entity-tables.js';
 import type { SqlSession, SqlValue } from '../store/types.js';
 import { type EventTypeEntry, HIDDEN_FLAGS } from './event-types.js';
 import type { Classification, EventPropertyEntry, PropertyDataType, PropertyDefinition } from './properties.js';
+import type { EventTypeFlags, EventTypeNames } from '../model/event-type-names.js';
 
 const TAXONOMY_TABLES = `
 CREATE SEQUENCE IF NOT EXISTS event_category_ids START 1;
@@ -17,21 +18,6 @@ CREATE TABLE IF NOT EXISTS plan_versions (app_id INTEGER PRIMARY KEY, version BI
 CREATE TABLE IF NOT EXISTS plan_user_properties (app_id INTEGER, name VARCHAR, description VARCHAR, type VARCHAR, regex VARCHAR, enum_values JSON,
   is_array BOOLEAN, classifications JSON);
 `;
-
-export interface EventTypeFlags {
-  display: string;
-  deleted: boolean;
-  hidden: boolean;
-  flowHidden: boolean;
-}
-
-/** The plan's event types as reporting sees them. */
-export interface EventTypeNames {
-  /** By the name their events were ingested under. */
-  flags: Map<string, EventTypeFlags>;
-  /** The name events were ingested under, of each event type of the plan (itself, or the one it was renamed from). */
-  ingestedNames: Map<string, string>;
-}
 
 export interface EventCategory {
   id: number;

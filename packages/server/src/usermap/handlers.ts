@@ -1,11 +1,11 @@
 // Handlers of the user mapping group: map or unmap user IDs in every project of the caller's
 // organization (reporting then counts a mapped user as its global user), and look them up.
 import type { components } from '../generated/usermap.js';
-import type { HandlerRequest, Reply } from '../handlers.js';
-import { dataRecord } from '../ingest/data-record.js';
-import { addTo, sumSince } from '../ingest/windowed-counts.js';
+import type { HandlerRequest, Reply } from '../http/operations.js';
+import { dataRecord } from '../shared/data-record.js';
+import { addTo, sumSince } from '../shared/windowed-counts.js';
 import type { Store } from '../store/types.js';
-import type { Tenancy } from '../tenancy.js';
+import type { Tenancy } from '../shared/tenancy.js';
 
 type UserMapping = components['schemas']['UserMapping'];
 type MappingRecord = components['schemas']['UserMappingRecord'];

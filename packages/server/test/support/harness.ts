@@ -15,7 +15,7 @@ import { freePort, prepareDocuments } from '@svc/mock';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { startServer, type RunningServer, type ServerConfig } from '../../src/server.js';
-import type { IssuedDeployment, IssuedProject } from '../../src/tenancy.js';
+import type { IssuedDeployment, IssuedProject } from '../../src/shared/tenancy.js';
 
 export interface Harness {
   server: RunningServer;

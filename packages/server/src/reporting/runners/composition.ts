@@ -1,7 +1,7 @@
 // `/api/2/composition`: active users of the range by the value of a property on their
 // latest active event in the range, most users first.
-import { NONE, type PropertyRef } from '../query/model.js';
-import type { ReportRange } from '../time.js';
+import { NONE, type PropertyRef } from '../../model/query.js';
+import type { ReportRange } from '../../model/time.js';
 import type { RunnerContext } from './context.js';
 
 export async function composition(ctx: RunnerContext, range: ReportRange, property: PropertyRef): Promise<{ values: string[]; counts: number[] }> {

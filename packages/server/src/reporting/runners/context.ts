@@ -1,10 +1,10 @@
 // What every runner gets, and the series shape runners return before a handler writes it in
 // its operation's answer.
-import type { Dialect } from '../query/duckdb-dialect.js';
-import { NONE } from '../query/model.js';
-import type { FunnelGroup } from './funnels.js';
-import type { TimelineCounts, TimelineCountsQuery } from './timeline-counts.js';
-import type { TimelineFunnelQuery } from './timeline-funnel.js';
+import type { Dialect } from '../../store/dialect.js';
+import { NONE } from '../../model/query.js';
+import type { FunnelGroup } from '../../model/funnel-times.js';
+import type { TimelineCounts, TimelineCountsQuery } from '../../store/timelines/counts.js';
+import type { TimelineFunnelQuery } from '../../store/timelines/funnel.js';
 
 export interface RunnerContext {
   appId: number;

@@ -1,8 +1,8 @@
 // Aggregates of a scan per bucket and group, and over the whole range: distinct users, events, and sums, counts, minima and maxima of a numeric
 // property (the scan's last property column).
-import type { Dialect, RollingWindows } from '../query/duckdb-dialect.js';
-import type { EventScan } from '../query/model.js';
-import { bucketLabels } from '../time.js';
+import type { Dialect, RollingWindows } from '../../store/dialect.js';
+import type { EventScan } from '../../model/query.js';
+import { bucketLabels } from '../../model/time.js';
 import { type RunnerContext, groupColumns, groupsOf } from './context.js';
 
 export type Measure = 'uniques' | 'totals' | 'propsum' | 'propcount' | 'propmin' | 'propmax';

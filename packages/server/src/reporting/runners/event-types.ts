@@ -1,7 +1,7 @@
 // `/api/2/events/list`: every event type of the project with its events of the current
 // week (Monday 00:00 in the project's zone until now, later-dated events left out).
-import { INACTIVE_EVENT_TYPES } from '../query/model.js';
-import { localDateLabel, reportRange } from '../time.js';
+import { INACTIVE_EVENT_TYPES } from '../../model/query.js';
+import { localDateLabel, reportRange } from '../../model/time.js';
 import type { RunnerContext } from './context.js';
 
 export interface EventTypeTotal {

@@ -3,8 +3,8 @@
 // range); property metrics measure the first group-by property; formulas combine measures
 // of both events; rolling windows and averages reach back before the range.
 import { type Formula, type FormulaFunction, evaluateFormula, formulaCalls } from '../formula.js';
-import type { EventScan, EventSelector, PropertyRef, Segment } from '../query/model.js';
-import { bucketLabels, extendBack, type Interval, type ReportRange } from '../time.js';
+import type { EventScan, EventSelector, PropertyRef, Segment } from '../../model/query.js';
+import { bucketLabels, extendBack, type Interval, type ReportRange } from '../../model/time.js';
 import { type RunnerContext, type Series, type SeriesResult, alignSeries } from './context.js';
 import { type Counts, type Measure, counts } from './counts.js';
 

@@ -1,7 +1,7 @@
 // The session operations: sessions are (user, session_id) with a session_id other than −1
 // that hold an active event, dated and bucketed by their start (the session_id), their
 // length the last event's time minus the start, at most a day.
-import { bucketLabels, type ReportRange } from '../time.js';
+import { bucketLabels, type ReportRange } from '../../model/time.js';
 import type { RunnerContext, SeriesResult } from './context.js';
 
 export const MAX_SESSION_MS = 86_400_000;

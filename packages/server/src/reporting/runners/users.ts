@@ -1,7 +1,7 @@
 // `/api/2/users`: active users (≥1 active event) or new users (first event ever) per day,
 // week or month, for one segment, one series per value of `g`.
-import type { PropertyRef, Segment } from '../query/model.js';
-import { bucketLabels, type Interval, type ReportRange } from '../time.js';
+import type { PropertyRef, Segment } from '../../model/query.js';
+import { bucketLabels, type Interval, type ReportRange } from '../../model/time.js';
 import { type RunnerContext, type SeriesResult, alignSeries } from './context.js';
 import { counts } from './counts.js';
 

@@ -11,11 +11,11 @@
 // max_insert_block_size rows), each part committed on its own.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Identities, type IdentityBatch, type IdentityRows } from '../../ingest/identity.js';
-import { applyPropertyOperations } from '../../ingest/profile-operations.js';
-import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../ingest/dedupe.js';
-import { EVENT_COLUMNS, journalLine } from '../duckdb.js';
-import { timeSlicer } from '../time-slice.js';
+import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
+import { applyPropertyOperations } from '../profile-operations.js';
+import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../model/events.js';
+import { EVENT_COLUMNS, journalLine } from '../journal-line.js';
+import { timeSlicer } from '../../shared/time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
 import { SharedEntities, SharedEntityEngine, type UserMappingRow, userMappingRows } from '../shared-entities.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange } from '../types.js';

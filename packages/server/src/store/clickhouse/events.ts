@@ -5,7 +5,7 @@
 // project's events read back in ingestion order.
 //
 // Exact `insert_id` dedupe stays in the server, not in the table engine: the insert_id window
-// (src/ingest/dedupe.ts) drops a repeat before it reaches the journal, so only unique events
+// (src/ingestion/dedupe.ts) drops a repeat before it reaches the journal, so only unique events
 // are ever inserted here. A ReplacingMergeTree would not replace it: it collapses repeats only
 // when a background merge happens to join the parts that hold them (at an unknown time, never
 // across partitions), so until then totals count repeats (uniques do not); reading with FINAL
@@ -15,7 +15,7 @@
 // construction and sorts by what reporting filters on.
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { Readable } from 'node:stream';
-import { EVENT_COLUMNS } from '../duckdb.js';
+import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { rowBinaryEncoder } from './row-binary.js';
 import { ENGINE_TABLES, REPORTING_TABLES, splitProperties } from './tables.js';

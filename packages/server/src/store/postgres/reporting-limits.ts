@@ -10,7 +10,7 @@
 // slots within the lease and costs one renewal per process, not per request.
 import { randomUUID } from 'node:crypto';
 import { EntityTables } from '../entity-tables.js';
-import { type Admission, DOCUMENTED_LIMITS, FIVE_MINUTES, HOUR, type LimitFigures, refusal, type ReportingLimits } from '../../reporting/limits.js';
+import { type Admission, DOCUMENTED_LIMITS, FIVE_MINUTES, HOUR, type LimitFigures, refusal, type ReportingLimits } from '../../shared/reporting-limits.js';
 import type { PostgresSession } from './sql-session.js';
 
 const SCHEMA = `

@@ -1,0 +1,112 @@
+// What reporting asks of an engine's SQL: the reporting query model printed as the engine's
+// dialect (duckdb/dialect.ts, clickhouse/dialect.ts). The runners are written against this
+// interface alone; another engine adds its own dialect.
+import type { EventScan } from '../model/query.js';
+import { type Interval, offsetsBetween } from '../model/time.js';
+
+/** What an ordered or sequential funnel is computed from; each engine reads the form it follows paths in. */
+export interface ChainedFunnel {
+  steps: number;
+  windowMs: number;
+  sequential: boolean;
+  /** Entries are step-1 events before this (ms); later ones only count as later steps. */
+  entriesEndMs: number;
+  /** Whether the scan's `p0` is the group-by value. */
+  grouped: boolean;
+  /** A SELECT of the funnel's events with `svc_id, time, bucket, f<k>, [p0]` and their order key `k` (sequential: a position). */
+  events: string;
+  /** A SELECT of the funnel's events with `svc_id, time, ingest_seq, bucket, mask, first_step, entry, [p0]`. */
+  stepEvents: string;
+}
+
+export interface Dialect {
+  /** Whether scans resolve mapped users (the project has user mappings). */
+  readonly mapsUsers: boolean;
+  /** A SELECT of `svc_id, time, ingest_seq, event_type, session_id, active, [bucket], p0...` for the scan. */
+  scan(scan: EventScan): string;
+  /** The bucket (as a scan's `bucket` column) of an epoch-ms expression, for instants within [fromMs, toMs). */
+  bucket(interval: Interval, timeZone: string, epochMs: string, fromMs: number, toMs: number): string;
+  /** The label (`bucketLabels`' format) of a scan's `bucket` value, for use after grouping by it. */
+  bucketLabel(bucket: string, interval: Interval): string;
+  /** A scan's `bucket` value of a label. */
+  bucketOf(label: string): string;
+  /** A SELECT of `event_type` for every event type the project has. */
+  eventTypes(appId: number): string;
+  /** A SELECT of one row when an event of the project (of one of `eventTypes`, any when null) has the event property. */
+  eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string;
+  /**
+   * An ordered or sequential funnel's rows (`g, day, whole, r<k>, m<k>, a<k>`, as
+   * runners/funnels.ts reads them): per user the winning path from its entries, and per entry
+   * day the day's winner, counted in the group of the user's winner.
+   */
+  chainedFunnel(funnel: ChainedFunnel): string;
+  string(value: string): string;
+  /** An expression that orders a scan's rows by time, then by ingestion (one comparable value). */
+  timeOrderKey(time: string, ingestSeq: string): string;
+  /** Aggregate: the exact number of distinct non-null values of an expression. */
+  distinctCount(expression: string): string;
+  /** Aggregate: the number of rows for which a condition holds. */
+  countWhere(condition: string): string;
+  /** Aggregate: whether a condition holds for some row. */
+  anyOf(condition: string): string;
+  /** Aggregate: the value of the row with the largest key. */
+  valueAtMax(value: string, key: string): string;
+  /** The number a text is (a double), NULL when it is not a number. */
+  number(text: string): string;
+  /** A whole-number double (or a boolean, as 0 or 1) as an integer. */
+  integer(expression: string): string;
+  /** A number as a double. */
+  double(expression: string): string;
+  /** Aggregate: the list of a value's values, NULLs included, in the order of `orderBy` (unique per row). */
+  orderedList(value: string, orderBy: string[]): string;
+  /**
+   * A SELECT of `bucket, <groups>, <aggregates' names>, whole`: the aggregates per bucket and groups
+   * (`whole` false or 0, `bucket` the bucket's label), and per groups over every bucket (`whole` true
+   * or 1, `bucket` NULL), of the rows of `source` (a parenthesized relation, alias `s`) that meet `where`.
+   */
+  perBucketAndWhole(query: PerBucketAndWhole): string;
+  /**
+   * A SELECT of the scan's rows (`sql`, printed from `scan`, with buckets) that counts each row
+   * towards the rolling windows that hold its bucket: a row of `labels[i]` once for each of
+   * `labels[i .. i + size - 1]`, its `bucket` that target. Linear in the labels, whatever `size`.
+   */
+  rebucketed(scan: EventScan, sql: string, windows: RollingWindows): string;
+  /** A condition on a row of a scan with buckets (alias `s`): its user has a row of the same bucket in the scan `sql`. */
+  userInBucketOf(sql: string): string;
+}
+
+/** Rolling windows of `size` buckets over `labels` (oldest first): each window ends at its label. */
+export interface RollingWindows {
+  labels: string[];
+  size: number;
+}
+
+export interface PerBucketAndWhole {
+  /** A parenthesized relation with a `bucket` column and the group columns. */
+  source: string;
+  interval: Interval;
+  groups: string[];
+  /** Aggregate expressions by their column names. */
+  aggregates: Record<string, string>;
+  /** The source's columns the aggregates read. */
+  measured: string[];
+  where?: string;
+  /**
+   * Only the groups whose `column` over the range is among the `count` largest (ties
+   * included) need their per-bucket rows: a dialect may leave out the others' (a group-by
+   * answers its top groups only, and the per-bucket rows of all groups are most of its work).
+   */
+  onlyTop?: { column: string; count: number };
+}
+
+/**
+ * An epoch-ms expression (an instant within [fromMs, toMs)) as the local wall time in ms since
+ * 1970, in SQL both dialects read: the zone's offsets over the range are a CASE on the epoch (a
+ * few DST changes at most), much cheaper than a time zone conversion per row, and the same
+ * offsets on every engine. The hour repeated when clocks go back is one wall hour.
+ */
+export function localWallMs(timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+  const offsets = offsetsBetween(timeZone, fromMs, toMs);
+  const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
+  return `(${epochMs} + ${offset})`;
+}

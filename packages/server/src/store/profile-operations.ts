@@ -1,0 +1,42 @@
+// `$identify` / `$groupidentify` property operations applied to a stored profile. Property
+// names are data: operations are found in a Map and profiles have no prototype.
+import { copyDataRecord } from '../shared/data-record.js';
+
+type Profile = Record<string, unknown>;
+type Operation = (profile: Profile, name: string, operand: unknown) => void;
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+const existingArray = (value: unknown): unknown[] => (value === undefined || value === null ? [] : asArray(value));
+
+const OPERATIONS = new Map<string, Operation>([
+  ['$set', (profile, name, operand) => void (profile[name] = operand)],
+  ['$setOnce', (profile, name, operand) => void (profile[name] === undefined && (profile[name] = operand))],
+  [
+    '$add',
+    (profile, name, operand) => {
+      const current = typeof profile[name] === 'number' ? (profile[name] as number) : 0;
+      profile[name] = current + Number(operand);
+    },
+  ],
+  ['$append', (profile, name, operand) => void (profile[name] = [...existingArray(profile[name]), ...asArray(operand)])],
+  ['$prepend', (profile, name, operand) => void (profile[name] = [...asArray(operand), ...existingArray(profile[name])])],
+  ['$unset', (profile, name) => void delete profile[name]],
+]);
+
+/**
+ * Applies the operations in the order they are written; a key that is not an operation is
+ * a plain `$set` of that property. Returns a new profile (without prototype).
+ */
+export function applyPropertyOperations(profile: Profile, operations: Record<string, unknown>): Profile {
+  const next = copyDataRecord(profile);
+  for (const [key, value] of Object.entries(operations)) {
+    const operation = OPERATIONS.get(key);
+    if (!operation) {
+      next[key] = value;
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) continue;
+    for (const [name, operand] of Object.entries(value)) operation(next, name, operand);
+  }
+  return next;
+}
