@@ -22,6 +22,7 @@ const ENGINE_TESTS = [
   'feedback/feedback',
   'reporting/funnel-semantics',
   'ingestion/ingestion',
+  'ingestion/legacy',
   'official-sdk',
   'reporting/reporting',
   'reporting/agreement',

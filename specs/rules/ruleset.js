@@ -141,7 +141,7 @@ const ruleset = {
       then: {
         field: 'paths',
         function: versionSegment,
-        functionOptions: { unversioned: ['/batch', '/groupidentify', '/attribution', '/usermap'] },
+        functionOptions: { unversioned: ['/batch', '/groupidentify', '/attribution', '/usermap', '/', '/identify'] },
       },
     },
     'svc-property-spelling': {
@@ -151,7 +151,7 @@ const ruleset = {
       given: '$..properties',
       then: {
         function: glossarySpelling,
-        functionOptions: { names: [...glossary.documented, ...glossary.chosen] },
+        functionOptions: { names: [...glossary.documented, ...glossary.chosen, ...glossary.beyond] },
       },
     },
     'svc-bounded-integer-input': {

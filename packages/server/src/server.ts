@@ -10,6 +10,7 @@ import { AttributionService } from './ingestion/attribution.js';
 import { ExperimentService } from './experiment/handlers.js';
 import { FeedbackService } from './feedback/handlers.js';
 import { IngestionService } from './ingestion/handlers.js';
+import { LegacyIngestion } from './ingestion/legacy.js';
 import { AnnotationHandlers } from './annotations/handlers.js';
 import { AnnotationStore } from './annotations/store.js';
 import { CohortHandlers, type ExportScheduler, rejectCohortChange, rejectDownloadLink } from './cohorts/handlers.js';
@@ -180,6 +181,8 @@ export interface RunningServer {
 const BODY_LIMITS = {
   createBatchEvents: 20 * 1024 * 1024,
   createHttpApiEvents: 20 * 1024 * 1024,
+  createLegacySdkEvents: 20 * 1024 * 1024,
+  createIdentifications: 20 * 1024 * 1024,
   createFeedbackItems: 5 * 1024 * 1024,
   // 100,000 IDs per request (the documented maximum) fit in a few MB.
   createCohortUpload: 32 * 1024 * 1024,
@@ -255,6 +258,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdsOfDevices: (appId, deviceIds) => store.entities.svcIdsOfDevices(appId, deviceIds) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), clickhouse ? clickHouseDialectOf(engine) : duckDbDialectOf(engine));
+  const legacy = new LegacyIngestion(ingestion);
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
@@ -265,6 +269,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     createBatchEvents: ingestion.upload,
     createHttpApiEvents: ingestion.upload,
     createGroupIdentifications: ingestion.groupIdentify,
+    createLegacySdkEvents: legacy.upload,
+    createIdentifications: legacy.identify,
     getUserCounts: reporting.getUserCounts,
     getSessionLengthDistribution: reporting.getSessionLengthDistribution,
     getAverageSessionLength: reporting.getAverageSessionLength,

@@ -1,6 +1,7 @@
 // What the soak measures of the server: resident memory (Linux's VmRSS) of its process, of
-// its child processes (the engine runs in one) and of ClickHouse's server, its JS heap (from
-// the probe's file), and the journal backlog in its data directory.
+// its child processes (the engine runs in one) and of ClickHouse's server, the JS heap and
+// ArrayBuffers of the server and of its engine (from the probes' files), and the journal backlog
+// in its data directory.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -29,20 +30,29 @@ function children(pid) {
 /** Every descendant of a process. */
 const descendants = (pid) => children(pid).flatMap((child) => [child, ...descendants(child)]);
 
-export function memoryOf(serverPid, clickhousePid, heapFile) {
-  const engine = descendants(serverPid).map(rss).filter((bytes) => bytes !== undefined);
-  let heap = {};
+/** What a process's probe last wrote (heap, ArrayBuffers); empty when it has not or while it writes. */
+function probed(heapFile, pid) {
   try {
-    heap = existsSync(heapFile) ? JSON.parse(readFileSync(heapFile, 'utf8')) : {};
+    const file = `${heapFile}.${pid}`;
+    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
   } catch {
-    // A read while the probe writes: this sample has no heap figure.
+    return {};
   }
+}
+
+const sum = (values) => (values.some((v) => v === undefined) || values.length === 0 ? undefined : values.reduce((a, b) => a + b, 0));
+
+export function memoryOf(serverPid, clickhousePid, heapFile) {
+  const enginePids = descendants(serverPid).filter((pid) => rss(pid) !== undefined);
+  const server = probed(heapFile, serverPid);
+  const engines = enginePids.map((pid) => probed(heapFile, pid));
   return {
     serverRss: rss(serverPid) ?? 0,
-    engineRss: engine.length > 0 ? engine.reduce((a, b) => a + b) : undefined,
+    engineRss: sum(enginePids.map(rss)),
     clickhouseRss: clickhousePid === undefined ? undefined : rss(clickhousePid),
-    heapUsed: heap.heapUsed,
-    arrayBuffers: heap.arrayBuffers,
+    heapUsed: server.heapUsed,
+    arrayBuffers: server.arrayBuffers,
+    engineArrayBuffers: sum(engines.map((e) => e.arrayBuffers)),
   };
 }
 

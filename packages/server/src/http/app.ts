@@ -312,6 +312,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
     caller,
     receivedAt,
     payloadBytes: rawBody === undefined ? 0 : Buffer.byteLength(rawBody),
+    bodyText: rawBody,
     remoteAddress: request.ip,
     origin: `${request.protocol}://${request.host}`,
   });

@@ -48,6 +48,8 @@ export interface HandlerRequest<K extends OperationId> {
   receivedAt: number;
   /** Size of the (inflated) request body in bytes. */
   payloadBytes: number;
+  /** The (inflated) request body as received, when there was one: for checks over the exact text sent. */
+  bodyText?: string;
   remoteAddress: string;
   /** Scheme and host the client addressed (`http://127.0.0.1:8000`), for links back to this server. */
   origin: string;

@@ -14,6 +14,12 @@ import type { Store, StoredEvent } from '../store/types.js';
 type UploadOperation = 'createBatchEvents' | 'createHttpApiEvents';
 type GroupIdentification = components['schemas']['GroupIdentification'];
 
+/** What ingesting an upload needs of its request. */
+type IngestRequest = Pick<HandlerRequest<UploadOperation>, 'caller' | 'receivedAt' | 'remoteAddress'>;
+
+/** An upload refused as a whole: its 400 or 429 answer, in the batch upload's shapes. */
+export type Refusal = Extract<Reply<UploadOperation>, { status: 400 | 429 }>;
+
 /** An admitted batch: its events stored now, the insert_ids they reserved, and their journal write. */
 interface Admitted {
   fresh: StoredEvent[];
@@ -63,7 +69,7 @@ export class IngestionService {
   };
 
   /** 400 with the throttling detail when a device of the request is silenced, else 429. */
-  private refusal(verdict: ThrottleVerdict): Reply<UploadOperation> {
+  private refusal(verdict: ThrottleVerdict): Refusal {
     const { silenced_devices, silenced_events, throttled_users, exceeded_daily_quota_users, ...perDevice } = verdict;
     const eps_threshold = this.throttle.limits.epsThreshold;
     if (silenced_devices.length === 0) {
@@ -96,7 +102,20 @@ export class IngestionService {
   }
 
   upload = async (request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation>> => {
-    const admitted = await this.inTurn(() => this.admit(request));
+    const outcome = await this.ingest(request, request.body as UploadRequest);
+    if ('status' in outcome) return outcome;
+    return {
+      status: 200,
+      body: { code: 200, events_ingested: outcome.ingested, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },
+    };
+  };
+
+  /**
+   * Stores an upload's events (the events of the batch upload, of a legacy SDK or of the
+   * Identify API) once they are durable: the refusal, or how many events were ingested.
+   */
+  async ingest(request: IngestRequest, upload: UploadRequest): Promise<Refusal | { ingested: number }> {
+    const admitted = await this.inTurn(() => this.admit(request, upload));
     if ('status' in admitted) return admitted;
     const { fresh, reserved, written } = admitted;
     const appId = request.caller.project!.app_id;
@@ -109,17 +128,13 @@ export class IngestionService {
       throw failure;
     }
     await this.onAccepted(fresh, request.receivedAt);
-    return {
-      status: 200,
-      body: { code: 200, events_ingested: admitted.ingested, payload_size_bytes: request.payloadBytes, server_upload_time: request.receivedAt },
-    };
-  };
+    return { ingested: admitted.ingested };
+  }
 
   /** Judges a batch and journals its fresh events, in its turn: the refusal, or what was journalled. */
-  private async admit(request: HandlerRequest<UploadOperation>): Promise<Reply<UploadOperation> | Admitted> {
+  private async admit(request: IngestRequest, body: UploadRequest): Promise<Refusal | Admitted> {
     // The request was parsed and validated in this turn of the event loop: the batch's work starts on the next.
     await yieldToEventLoop();
-    const body = request.body as UploadRequest;
     const invalid = uploadProblems(body, [], this.rules);
     if (invalid) return { status: 400, body: invalid };
     const appId = request.caller.project!.app_id;

@@ -23,6 +23,9 @@ const OPERATIONS = new Map<string, Operation>([
   ['$unset', (profile, name) => void delete profile[name]],
 ]);
 
+/** Removes every property, whatever its operand (by convention `"-"`). */
+const CLEAR_ALL = '$clearAll';
+
 /**
  * Applies the operations in the order they are written; a key that is not an operation is
  * a plain `$set` of that property. Returns a new profile (without prototype).
@@ -30,6 +33,10 @@ const OPERATIONS = new Map<string, Operation>([
 export function applyPropertyOperations(profile: Profile, operations: Record<string, unknown>): Profile {
   const next = copyDataRecord(profile);
   for (const [key, value] of Object.entries(operations)) {
+    if (key === CLEAR_ALL) {
+      for (const name of Object.keys(next)) delete next[name];
+      continue;
+    }
     const operation = OPERATIONS.get(key);
     if (!operation) {
       next[key] = value;

@@ -1,7 +1,8 @@
 // The platform's official browser SDKs, loaded by a page of another origin in headless
 // Chromium (Debian's package), against this server: analytics-browser sends events with
 // fetch (to /2/httpapi and /batch) and with the beacon transport (text/plain bodies), and
-// experiment-js-client fetches variants with exposure tracking. Every request is cross-origin,
+// experiment-js-client fetches variants with exposure tracking; the legacy amplitude-js 8.x
+// uploads its form (XHR and beacon) to `/`. Every request is cross-origin,
 // so each one passes CORS or the browser refuses it (and the test fails on it).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -18,6 +19,12 @@ const packageFile = (name: string, file: string) => join(dirname(require.resolve
 const SCRIPTS: Record<string, string> = {
   '/amplitude.js': packageFile('@amplitude/analytics-browser', 'lib/scripts/amplitude-min.js'),
   '/experiment.js': packageFile('@amplitude/experiment-js-client', 'dist/experiment.umd.js'),
+  '/amplitude-js.js': packageFile('amplitude-js', 'amplitude.umd.min.js'),
+};
+/** Pages by path: the legacy SDK defines the same global as analytics-browser, so it has a page of its own. */
+const PAGES: Record<string, string> = {
+  '/': '<!doctype html><title>shop</title><script src="/amplitude.js"></script><script src="/experiment.js"></script>',
+  '/legacy': '<!doctype html><title>legacy shop</title><script src="/amplitude-js.js"></script>',
 };
 
 let h: Harness;
@@ -37,7 +44,7 @@ beforeAll(async () => {
   pages = createServer((request, response) => {
     const script = SCRIPTS[request.url ?? ''];
     if (script) return response.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(script));
-    response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>shop</title><script src="/amplitude.js"></script><script src="/experiment.js"></script>');
+    response.writeHead(200, { 'content-type': 'text/html' }).end(PAGES[request.url ?? '/'] ?? PAGES['/']);
   });
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   // localhost vs the API's 127.0.0.1: another origin.
@@ -117,3 +124,31 @@ test('experiment-js-client: variants from another origin, with exposure tracking
   expect(events.map((e) => e.event_type)).toEqual(expect.arrayContaining(['[Experiment] Assignment', '[Experiment] Exposure']));
   expect(problems).toEqual([]);
 });
+
+for (const transport of ['http', 'beacon'] as const) {
+  test(`amplitude-js 8.x (legacy form upload to /, ${transport}): events and identify are stored, and the SDK empties its queue`, async () => {
+    problems.length = 0;
+    const userId = `legacy-browser-user-${transport}`;
+    await page.goto(`${pageOrigin}/legacy`);
+    const unsent = await page.evaluate(
+      async ({ apiEndpoint, apiKey, userId, transport }) => {
+        const amplitude = (globalThis as unknown as { amplitude: any }).amplitude; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const client = amplitude.getInstance(transport);
+        client.init(apiKey, userId, { apiEndpoint, forceHttps: false, transport, eventUploadThreshold: 3, saveEvents: false, includeUtm: false, includeReferrer: false });
+        client.logEvent('Legacy Clicked', { color: 'blue' });
+        client.identify(new amplitude.Identify().set('plan', 'legacy-pro').add('visits', 2));
+        // The third event reaches the upload threshold; the SDK posts the form and, on `success`, forgets them.
+        await new Promise<void>((resolve) => client.logEvent('Legacy Checkout', {}, () => resolve()));
+        return client._unsentCount();
+      },
+      { apiEndpoint: new URL(h.direct).host, apiKey: h.project.api_key, userId, transport },
+    );
+    expect(unsent).toBe(0);
+    const events = await eventsOf(userId, 3);
+    expect(events.map((e) => e.event_type).sort()).toEqual(['$identify', 'Legacy Checkout', 'Legacy Clicked']);
+    expect(events.find((e) => e.event_type === 'Legacy Clicked')).toMatchObject({ event_properties: { color: 'blue' }, platform: 'Web' });
+    await h.server.store.flush();
+    expect(await h.server.store.userProfile(h.project.app_id, userId)).toEqual({ plan: 'legacy-pro', visits: 2 });
+    expect(problems).toEqual([]);
+  });
+}
