@@ -17,7 +17,7 @@ import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
                      [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice idle|N]
-                     [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR] [--insert-id-window-hours H]
+                     [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR] [--insert-id-window-hours H] [--duckdb-memory-limit SIZE]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
   svc-server admin create-deployment APP_ID NAME [--data-dir DIR]
@@ -61,6 +61,9 @@ the limit of 5 concurrent requests stays.
 --insert-id-window-hours (default 168, the platform's 7 days) is how long an event's insert_id is
 remembered so that a repeat is dropped; the server keeps the ids of that window in memory
 (about 100 bytes each), so a shorter window bounds memory under sustained traffic.
+--duckdb-memory-limit (DuckDB's syntax, e.g. 1GB; default DuckDB's, 80% of RAM) bounds the memory
+DuckDB's buffer cache keeps data blocks in; the engine's timelines (about 20 bytes per stored
+event) come on top.
 --shared-dir (default: the data directory) holds tenancy, flags, saved charts and the link
 secret: several server processes on one machine, each with its own --data-dir (its journal),
 share one ClickHouse database, one PostgreSQL database and one --shared-dir. Admin commands
@@ -85,6 +88,7 @@ const OPTIONS = {
   'materialize-property': { type: 'string', multiple: true },
   'reporting-cost-limits': { type: 'string' },
   'insert-id-window-hours': { type: 'string' },
+  'duckdb-memory-limit': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -231,6 +235,13 @@ function createDemo(tenancy: Tenancy, dataDir: string): string {
   return describeProject(tenancy.projectOf(project.app_id)!, { secretKey: project.secret_key, deployment });
 }
 
+/** `--duckdb-memory-limit SIZE`: a number and a unit, as DuckDB reads it (checked here for a clear message). */
+function memoryLimit(option: string | undefined): string | undefined {
+  if (option === undefined) return undefined;
+  if (!/^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(option.trim())) throw new Error('--duckdb-memory-limit is a size such as 512MB or 2GB');
+  return option.trim();
+}
+
 /** `--insert-id-window-hours H` (fractions allowed, from one second to the platform's 7 days). */
 function insertIdWindowRule(option: string | undefined): Partial<EventRules> | undefined {
   if (option === undefined) return undefined;
@@ -288,6 +299,7 @@ export async function main(argv: string[]): Promise<void> {
     materializedProperties: values['materialize-property'],
     reportingLimits: costLimits(values['reporting-cost-limits']),
     rules: insertIdWindowRule(values['insert-id-window-hours']),
+    duckdbMemoryLimit: memoryLimit(values['duckdb-memory-limit']),
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

@@ -132,6 +132,8 @@ export interface ServerConfig {
    * those reporting queries group by or filter on anyway, from their first query).
    */
   materializedProperties?: string[];
+  /** DuckDB's memory limit (its syntax, e.g. `1GB`): its buffer cache grows up to it; DuckDB's default (80% of RAM) when not given. */
+  duckdbMemoryLimit?: string;
 }
 
 /** The engine, in its own process unless `engineIn` is `main`. */
@@ -143,6 +145,7 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     clickhouseUrl: config.clickhouseUrl,
     clickhouseDatabase: config.clickhouseDatabase,
     insertIdWindowMs: config.rules?.insertIdWindowMs,
+    duckdbMemoryLimit: config.duckdbMemoryLimit,
   };
   return config.engineIn === 'main' ? openEngine(engineConfig, (message) => log(`storage engine: ${message}`)) : openEngineProcess(engineConfig, config.engineNice ?? ENGINE_NICE, log);
 }

@@ -13,6 +13,8 @@ export interface EngineConfig {
   postgresUrl?: string;
   clickhouseUrl?: string;
   clickhouseDatabase?: string;
+  /** DuckDB's memory limit (e.g. `1GB`); DuckDB's default when not given. */
+  duckdbMemoryLimit?: string;
   /** The ingestion's insert_id window (ms), which the ClickHouse engine applies across processes at load. */
   insertIdWindowMs?: number;
 }
@@ -30,7 +32,7 @@ export async function openEngine(config: EngineConfig, log: (message: string) =>
   const postgres = config.postgresUrl === undefined ? undefined : (await import('./postgres/sql-session.js')).postgresSession(config.postgresUrl);
   if (config.engine === 'duckdb') {
     const { DuckDbEngine } = await import('./duckdb/engine.js');
-    const engine = await DuckDbEngine.open(config.dataDir, log);
+    const engine = await DuckDbEngine.open(config.dataDir, log, { memoryLimit: config.duckdbMemoryLimit });
     return { engine, entitySql: postgres ?? engine.sql, close: async () => postgres?.close() };
   }
   if (postgres === undefined) throw new Error('The ClickHouse engine needs PostgreSQL for the other entities: give postgresUrl (--postgres-url)');
