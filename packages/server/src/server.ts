@@ -235,9 +235,9 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }, 60_000);
   pruner.unref();
 
-  const feedback = new FeedbackService(store);
+  const feedback = new FeedbackService(store.entities);
   const experiment = new ExperimentService(sharedDir, store, rules);
-  const userMapping = new UserMappingHandlers(store, tenancy);
+  const userMapping = new UserMappingHandlers(store.entities, tenancy);
 
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const { limits: reportingLimits, close: closeReportingLimits } = await openReportingLimits(config, log);
@@ -246,7 +246,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // The names of events and properties do not depend on the time zone.
   const ingestedNamesDialect = clickhouse ? new ClickHouseDialect() : new DuckDbDialect();
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, ingestedNamesDialect));
-  const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store, {
+  const cohorts = new CohortHandlers(new CohortStore(entitySql, opened.engine), store.entities, {
     clock,
     limits: new CohortExportLimits(reportingLimits, config.cohortExportLimits),
     links,
@@ -258,7 +258,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   streamer.start();
   const deliveryMetrics = new DeliveryMetricsHandlers(streamStore, new MetricsLimits(config.deliveryMetricsLimits), (syncId) => destinationsOf(tenancy).find((d) => d.sync_id === syncId));
   const replayStore = new ReplayStore(entitySql);
-  const deletion = new DeletionHandlers(store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
+  const deletion = new DeletionHandlers(store.entities, store, tenancy, (appId, deviceIds) => replayStore.forgetDevices(appId, deviceIds));
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdsOfDevices: (appId, deviceIds) => store.entities.svcIdsOfDevices(appId, deviceIds) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), clickhouse ? clickHouseDialectOf(engine) : duckDbDialectOf(engine));
   const legacy = new LegacyIngestion(ingestion);

@@ -7,7 +7,7 @@ import type { components } from '../generated/cohorts.js';
 import type { Caller, HandlerRequest, Reply } from '../http/operations.js';
 import { invalidLink, type SignedLinks } from '../shared/signed-links.js';
 import { tooManyItems } from '../http/too-many-items.js';
-import type { JournalledStore } from '../store/journalled-store.js';
+import type { UserLookups } from '../store/types.js';
 import type { CohortExportLimits } from './limits.js';
 import { type CohortExportJob, type CohortStore, type StoredCohort } from './store.js';
 
@@ -71,7 +71,7 @@ export class CohortHandlers {
 
   constructor(
     private readonly cohorts: CohortStore,
-    private readonly store: JournalledStore,
+    private readonly users: Pick<UserLookups, 'svcIdsWithData' | 'svcIdsOfUsers' | 'userIdsOfSvcIds'>,
     private readonly options: CohortHandlerOptions,
   ) {
     this.clock = options.clock;
@@ -82,8 +82,8 @@ export class CohortHandlers {
   private async resolve(appId: number, ids: readonly string[], bySvcId: boolean): Promise<{ svcIds: number[]; invalid: string[] }> {
     const svcIds: number[] = [];
     const invalid: string[] = [];
-    const known = bySvcId ? await this.store.entities.svcIdsWithData(appId, ids.filter((id) => /^\d{1,15}$/.test(id)).map(Number)) : undefined;
-    const byUser = known ? undefined : await this.store.entities.svcIdsOfUsers(appId, ids);
+    const known = bySvcId ? await this.users.svcIdsWithData(appId, ids.filter((id) => /^\d{1,15}$/.test(id)).map(Number)) : undefined;
+    const byUser = known ? undefined : await this.users.svcIdsOfUsers(appId, ids);
     for (const id of ids) {
       const svcId = known ? (/^\d{1,15}$/.test(id) && known.has(Number(id)) ? Number(id) : undefined) : byUser!.get(id);
       if (svcId === undefined) invalid.push(id);
@@ -192,7 +192,7 @@ export class CohortHandlers {
     const properties = job.propKeys === null ? new Map<number, Map<string, string>>() : await this.cohorts.userProperties(appId, members, BUILT_IN_COLUMNS);
     const columns =
       job.propKeys === null ? [] : job.propKeys.length > 0 ? job.propKeys : [...new Set([...properties.values()].flatMap((values) => [...values.keys()]))].sort();
-    const userIds = await this.store.entities.userIdsOfSvcIds(appId, members);
+    const userIds = await this.users.userIdsOfSvcIds(appId, members);
     const lines = [['svc_id', 'user_id', ...columns], ...members.map((svcId) => [String(svcId), userIds.get(svcId) ?? '', ...columns.map((c) => properties.get(svcId)?.get(c) ?? '')])];
     await this.cohorts.completeExport(requestId, lines.map((cells) => cells.map(csvCell).join(',')).join('\n') + '\n');
   }

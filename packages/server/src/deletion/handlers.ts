@@ -3,7 +3,7 @@
 // users can be removed; a background step scrubs the jobs whose day has come.
 import type { components } from '../generated/deletion.js';
 import type { HandlerRequest, Reply } from '../http/operations.js';
-import type { DeletionJobRecord, Store } from '../store/types.js';
+import type { DeletionJobRecord, DeletionStore, Store } from '../store/types.js';
 import type { Project, Tenancy } from '../shared/tenancy.js';
 import { dayOfNewJob, statusOf, utcDay } from './jobs.js';
 
@@ -23,9 +23,13 @@ export class DeletionHandlers {
   private readonly running = new Map<number, number>();
   private scrubbing: Promise<void> = Promise.resolve();
 
-  /** `forgetDevices` removes what other groups keep per device (session replays). */
+  /**
+   * `journal` is loaded before a scrub (see `advance`); `forgetDevices` removes what other
+   * groups keep per device (session replays).
+   */
   constructor(
-    private readonly store: Store,
+    private readonly store: DeletionStore,
+    private readonly journal: Pick<Store, 'flush'>,
     private readonly tenancy: Tenancy,
     private readonly forgetDevices: (appId: number, deviceIds: string[]) => Promise<void>,
   ) {}
@@ -37,12 +41,12 @@ export class DeletionHandlers {
   advance(now: number): Promise<void> {
     this.scrubbing = this.scrubbing.then(async () => {
       const today = utcDay(now);
-      const due = await this.store.entities.dueDeletionJobs(today);
+      const due = await this.store.dueDeletionJobs(today);
       if (due.length === 0) return;
-      await this.store.flush();
+      await this.journal.flush();
       for (const job of due) {
-        await this.forgetDevices(job.appId, await this.store.entities.devicesOfDeletionJob(job.appId, job.day));
-        await this.store.entities.scrubDeletionJob(job.appId, job.day, today);
+        await this.forgetDevices(job.appId, await this.store.devicesOfDeletionJob(job.appId, job.day));
+        await this.store.scrubDeletionJob(job.appId, job.day, today);
       }
     });
     return this.scrubbing;
@@ -90,10 +94,10 @@ export class DeletionHandlers {
       const today = utcDay(request.receivedAt);
       const plans: { project: Project; found: { svcId: number; userId?: string }[]; invalid: (number | string)[] }[] = [];
       for (const project of projects) {
-        const svcIdsOfUsers = await this.store.entities.svcIdsOfUsers(project.app_id, userIds);
+        const svcIdsOfUsers = await this.store.svcIdsOfUsers(project.app_id, userIds);
         const byUser = userIds.map((userId) => ({ userId, svcId: svcIdsOfUsers.get(userId) }));
         const candidates = [...svcIds, ...byUser.flatMap((u) => (u.svcId === undefined ? [] : [u.svcId]))];
-        const withData = await this.store.entities.svcIdsWithData(project.app_id, candidates);
+        const withData = await this.store.svcIdsWithData(project.app_id, candidates);
         const found = [...svcIds.filter((id) => withData.has(id)).map((svcId) => ({ svcId })), ...byUser.filter((u) => u.svcId !== undefined && withData.has(u.svcId)).map((u) => ({ svcId: u.svcId!, userId: u.userId }))];
         const invalid = [...svcIds.filter((id) => !withData.has(id)), ...byUser.filter((u) => u.svcId === undefined || !withData.has(u.svcId)).map((u) => u.userId)];
         plans.push({ project, found, invalid });
@@ -104,14 +108,14 @@ export class DeletionHandlers {
       for (const { project, found, invalid } of plans) {
         // One job per project that holds data for the users (the caller's always answers).
         if (fromOrg && found.length === 0 && project !== caller) continue;
-        const day = (await this.store.entities.stagingDeletionJob(project.app_id, today)) ?? dayOfNewJob(today);
+        const day = (await this.store.stagingDeletionJob(project.app_id, today)) ?? dayOfNewJob(today);
         const requester = body.requester ?? null;
-        await this.store.entities.addDeletionEntries(project.app_id, day, found.map((f) => ({ svcId: f.svcId, requester, requestedOnDay: today })));
-        const [job] = await this.store.entities.deletionJobs(project.app_id, day, day);
+        await this.store.addDeletionEntries(project.app_id, day, found.map((f) => ({ svcId: f.svcId, requester, requestedOnDay: today })));
+        const [job] = await this.store.deletionJobs(project.app_id, day, day);
         const requested = new Set(found.map((f) => f.svcId));
         const answer = this.jobBody({ ...job!, entries: job!.entries.filter((e) => requested.has(e.svcId)) }, today, fromOrg);
         if (body.include_mapped_user_ids) {
-          const mappedUserIds = await this.store.entities.userIdsOfSvcIds(
+          const mappedUserIds = await this.store.userIdsOfSvcIds(
             project.app_id,
             answer.svc_ids.map((entry) => entry.svc_id),
           );
@@ -133,7 +137,7 @@ export class DeletionHandlers {
       if (Number.isNaN(days) || days < 0) return { status: 400 as const, body: { code: 400, error: `end_day (${to}) is before start_day (${from}) or not a date` } };
       if (days > MAX_LIST_DAYS) return { status: 400 as const, body: { code: 400, error: `The range has ${days + 1} days; at most six months` } };
       const today = utcDay(request.receivedAt);
-      const jobs = await this.store.entities.deletionJobs(request.caller.project!.app_id, from, to);
+      const jobs = await this.store.deletionJobs(request.caller.project!.app_id, from, to);
       return { status: 200 as const, body: jobs.map((job) => this.jobBody(job, today, false)) };
     });
 
@@ -141,12 +145,12 @@ export class DeletionHandlers {
     this.paced(request, async () => {
       const { svc_id: svcId, day } = request.path as { svc_id: number; day: string };
       const appId = request.caller.project!.app_id;
-      const [job] = await this.store.entities.deletionJobs(appId, day, day);
+      const [job] = await this.store.deletionJobs(appId, day, day);
       const entry = job?.entries.find((e) => e.svcId === svcId);
       if (!job || !entry) return { status: 404 as const, body: { code: 404, error: `No deletion job on ${day} holds svc_id ${svcId}` } };
       const status = statusOf(job, utcDay(request.receivedAt));
       if (status !== 'Staging') return { status: 409 as const, body: { code: 409, error: `The job of ${day} is ${status} and can no longer be modified` } };
-      await this.store.entities.removeDeletionEntry(appId, day, svcId);
+      await this.store.removeDeletionEntry(appId, day, svcId);
       return { status: 200 as const, body: { svc_id: svcId, requested_on_day: entry.requestedOnDay, ...(entry.requester !== null ? { requester: entry.requester } : {}) } };
     });
 }

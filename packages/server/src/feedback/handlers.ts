@@ -5,7 +5,7 @@ import type { RequestProblem } from '@svc/openapi-validation';
 import type { ErrorObject } from 'ajv';
 import type { components } from '../generated/feedback.js';
 import type { Caller, HandlerRequest, Reply } from '../http/operations.js';
-import type { Store, FeedbackUpsert } from '../store/types.js';
+import type { FeedbackStore, FeedbackUpsert } from '../store/types.js';
 
 type Request = components['schemas']['FeedbackIngestRequest'];
 type Item = components['schemas']['FeedbackItem'];
@@ -28,7 +28,7 @@ function describe(error: ErrorObject): string {
 }
 
 export class FeedbackService {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: FeedbackStore) {}
 
   private source(caller: Caller, sourceId: string): Result | undefined {
     const source = caller.project!.feedback_sources.find((s) => s.source_id === sourceId);
@@ -46,13 +46,13 @@ export class FeedbackService {
     for (const [index, item] of request.items.entries()) {
       if (failures.has(index)) continue;
       const hasParts = (item.conversation_parts?.length ?? 0) > 0;
-      if (item.body === undefined && !hasParts && !(await this.store.entities.feedbackItem(appId, request.source_id, item.unique_id))) {
+      if (item.body === undefined && !hasParts && !(await this.store.feedbackItem(appId, request.source_id, item.unique_id))) {
         failures.set(index, 'body: required for a new item without conversation parts');
         continue;
       }
       accepted.push(item as Item as FeedbackUpsert);
     }
-    await this.store.entities.upsertFeedbackItems(appId, request.source_id, accepted, new Date(receivedAt).toISOString());
+    await this.store.upsertFeedbackItems(appId, request.source_id, accepted, new Date(receivedAt).toISOString());
     const errors = [...failures].sort(([a], [b]) => a - b).map(([index, error]) => ({ unique_id: String(request.items[index]?.unique_id ?? ''), error }));
     return { status: 200, body: { ingested: accepted.length, failed: errors.length, errors } };
   }

@@ -1,6 +1,6 @@
-// The EntityStore's id lookups, answered by every engine from its identities in memory.
+// The user lookups (UserLookups), answered by every engine from its identities in memory.
 import type { Identities } from './identity.js';
-import type { EntityStore } from './types.js';
+import type { UserLookups } from './types.js';
 
 /** The entries of `keys` that `lookup` finds. */
 function found<K, V>(keys: readonly K[], lookup: (key: K) => V | undefined): Map<K, V> {
@@ -12,7 +12,7 @@ function found<K, V>(keys: readonly K[], lookup: (key: K) => V | undefined): Map
   return values;
 }
 
-export abstract class IdentityLookups implements Pick<EntityStore, 'svcIdsOfUsers' | 'userIdsOfSvcIds' | 'svcIdsOfDevices'> {
+export abstract class IdentityLookups implements Pick<UserLookups, 'svcIdsOfUsers' | 'userIdsOfSvcIds' | 'svcIdsOfDevices'> {
   protected abstract identities: Identities;
 
   async svcIdsOfUsers(appId: number, userIds: readonly string[]): Promise<Map<string, number>> {

@@ -16,10 +16,8 @@ import { join } from 'node:path';
 import { journalLine } from './journal-line.js';
 import { Journal, type Segment } from './journal.js';
 import { eachInSlices, yieldToEventLoop } from '../shared/time-slice.js';
-import type { FunnelGroup } from '../model/funnel-times.js';
-import type { TimelineCounts, TimelineCountsQuery } from './timelines/counts.js';
-import type { TimelineFunnelQuery } from './timelines/funnel.js';
-import type { Engine, FeedbackUpsert, GroupKey, HeldAttribution, JournalRecord, KnownAdvertisingId, LoadedEvent, Store, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
+import { type StorePassThroughs, storePassThroughs } from './engine-methods.js';
+import type { Engine, JournalRecord, Store } from './types.js';
 
 /** Lines are turned into bytes this many characters at a time, so that no slice converts a whole batch. */
 const CHUNK_CHARS = 1 << 16;
@@ -45,6 +43,13 @@ export interface JournalOptions {
   log: (message: string) => void;
 }
 
+/**
+ * The engine's methods the store answers as the engine does (after a flush, for reads of what
+ * was appended), generated from the ENGINE_METHODS entries with a store answer: merged into
+ * the class's type here, assigned by its constructor.
+ */
+export interface JournalledStore extends StorePassThroughs {}
+
 export class JournalledStore implements Store {
   private readonly journal: Journal;
   private timer: NodeJS.Timeout | undefined;
@@ -63,6 +68,7 @@ export class JournalledStore implements Store {
     private readonly options: JournalOptions,
   ) {
     this.journal = new Journal(join(dataDir, 'journal'));
+    Object.assign(this, storePassThroughs(engine, () => this.flush()));
   }
 
   static async open(engine: Engine, dataDir: string, options: JournalOptions): Promise<JournalledStore> {
@@ -194,56 +200,9 @@ export class JournalledStore implements Store {
     return this.loadInBackground();
   }
 
-  events(appId: number): Promise<LoadedEvent[]> {
-    return this.flush().then(() => this.engine.events(appId));
-  }
-
-  userProfile(appId: number, userId: string): Promise<Record<string, unknown> | undefined> {
-    return this.flush().then(() => this.engine.userProfile(appId, userId));
-  }
-
-  groupProfile(appId: number, group: GroupKey): Promise<Record<string, unknown> | undefined> {
-    return this.flush().then(() => this.engine.groupProfile(appId, group));
-  }
-
+  // Not in ENGINE_METHODS: the engine's process builds it on `queryChunks`.
   query(sql: string): Promise<Record<string, unknown>[]> {
     return this.engine.query(sql);
-  }
-
-  queryChunks(sql: string): AsyncIterable<Record<string, unknown>[]> {
-    return this.engine.queryChunks(sql);
-  }
-
-  timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
-    return this.engine.timelineFunnel(query);
-  }
-
-  timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
-    return this.engine.timelineCounts(query);
-  }
-
-  timelinesBuilt(): Promise<void> {
-    return this.engine.timelinesBuilt();
-  }
-
-  materializeEventProperties(names: readonly string[]): Promise<void> {
-    return this.engine.materializeEventProperties(names);
-  }
-
-  propertiesMaterialized(): Promise<void> {
-    return this.engine.propertiesMaterialized();
-  }
-
-  recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
-    return this.engine.recentInsertIds(since);
-  }
-
-  knownAdvertisingIds(since: number): Promise<KnownAdvertisingId[]> {
-    return this.flush().then(() => this.engine.knownAdvertisingIds(since));
-  }
-
-  heldAttributions(since: number): Promise<HeldAttribution[]> {
-    return this.flush().then(() => this.engine.heldAttributions(since));
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,7 @@
 import type { IdentityBatch } from './identity.js';
 import { EntityTables } from './entity-tables.js';
 import { IdentityLookups } from './identity-lookups.js';
-import type { DeletionEntry, DeletionJobRecord, EntityStore, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem, UserMappingChange, UserMappingView } from './types.js';
+import type { DeletionEntry, DeletionJobRecord, DeletionStore, FeedbackStore, FeedbackUpsert, SqlSession, SqlValue, StoredConversationPart, StoredFeedbackItem, UserMappingChange, UserMappingStore, UserMappingView } from './types.js';
 
 type Session = Omit<SqlSession, 'transaction'>;
 
@@ -169,10 +169,10 @@ export class SharedEntities extends EntityTables {
   }
 }
 
-/** The EntityStore methods both engines answer from their SharedEntities alone. */
+/** The entity store methods both engines answer from their SharedEntities alone. */
 export abstract class SharedEntityEngine
   extends IdentityLookups
-  implements Pick<EntityStore, 'stagingDeletionJob' | 'addDeletionEntries' | 'deletionJobs' | 'removeDeletionEntry' | 'dueDeletionJobs' | 'userMappings' | 'feedbackItem' | 'upsertFeedbackItems'>
+  implements Pick<DeletionStore, 'stagingDeletionJob' | 'addDeletionEntries' | 'deletionJobs' | 'removeDeletionEntry' | 'dueDeletionJobs'>, Pick<UserMappingStore, 'userMappings'>, FeedbackStore
 {
   protected abstract readonly entities: SharedEntities;
 

@@ -173,9 +173,12 @@ export interface DeletionJobRecord {
   entries: DeletionEntry[];
 }
 
-/** Entities other than events (feedback, user mappings, deletion jobs), written straight to the engine. */
-export interface EntityStore {
-  readonly sql: SqlSession;
+// The entities other than events (deletion jobs, user mappings, feedback), written straight
+// to the engine, one interface per interface group: a group's handlers see their own methods
+// only, the engines implement them all (`Engine`).
+
+/** Users looked up by their ids in a project, from the engine's identities (cohorts, deletion, session replays). */
+export interface UserLookups {
   /** Of these `svc_id`s, the ones with data (events) in the project. */
   svcIdsWithData(appId: number, svcIds: number[]): Promise<Set<number>>;
   /** The `svc_id`s of those of `userIds` known in the project (users with data). */
@@ -184,6 +187,10 @@ export interface EntityStore {
   userIdsOfSvcIds(appId: number, svcIds: readonly number[]): Promise<Map<number, string>>;
   /** The `svc_id`s of those of `deviceIds` whose events are loaded (a device's user's once it sent a `user_id`). */
   svcIdsOfDevices(appId: number, deviceIds: readonly string[]): Promise<Map<string, number>>;
+}
+
+/** The deletion group's jobs, with the lookups its requests name users by. */
+export interface DeletionStore extends Pick<UserLookups, 'svcIdsWithData' | 'svcIdsOfUsers' | 'userIdsOfSvcIds'> {
   /** The project's job that is still open for requests (its day after `today`), if any. */
   stagingDeletionJob(appId: number, today: string): Promise<string | undefined>;
   /** Adds entries to the job of `day` (created if new); an entry already there is kept. */
@@ -200,12 +207,20 @@ export interface EntityStore {
    * memberships) and records the scrub, in one transaction.
    */
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void>;
+}
+
+/** The user mapping group's mappings. */
+export interface UserMappingStore {
   /**
    * Applies mappings in every project of `appIds` (the organization's), in one transaction:
    * both users get an `svc_id` there if they have none yet, so that later events join them.
    */
   applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void>;
   userMappings(appId: number, userIds: string[]): Promise<Map<string, UserMappingView>>;
+}
+
+/** The feedback group's items. */
+export interface FeedbackStore {
   feedbackItem(appId: number, sourceId: string, uniqueId: string): Promise<StoredFeedbackItem | undefined>;
   /** Upserts the items in one transaction; resolves once it is committed (durable). */
   upsertFeedbackItems(appId: number, sourceId: string, items: FeedbackUpsert[], now: string): Promise<void>;
@@ -243,7 +258,9 @@ export interface ReportingSource {
 }
 
 /** What a storage engine provides underneath the journal. */
-export interface Engine extends StoreReader, EntityStore, ReportingSource {
+export interface Engine extends StoreReader, ReportingSource, UserLookups, DeletionStore, UserMappingStore, FeedbackStore {
+  /** The SQL session of the engine's entities (DuckDB's own database; PostgreSQL next to ClickHouse). */
+  readonly sql: SqlSession;
   /**
    * Loads one sealed journal segment (lines written by `journalLine`) and applies its
    * profile operations, recording the segment as loaded in the same transaction, so that a
@@ -265,8 +282,8 @@ export interface Engine extends StoreReader, EntityStore, ReportingSource {
 
 /** The store handlers write to: a 200 answer waits for `append`. */
 export interface Store extends StoreReader, ReportingSource {
-  /** Entities written straight to the engine (not through the journal). */
-  readonly entities: EntityStore;
+  /** Entities written straight to the engine (not through the journal); server.ts hands each group its own store of them. */
+  readonly entities: UserLookups & DeletionStore & UserMappingStore & FeedbackStore;
   /** Resolves once the records are durable (journal fsynced). */
   append(records: JournalRecord[]): Promise<void>;
   /** `[app_id, insert_id, server_upload_time]` of events received since `since` (ms), in chunks. */

@@ -4,7 +4,7 @@ import type { components } from '../generated/usermap.js';
 import type { HandlerRequest, Reply } from '../http/operations.js';
 import { dataRecord } from '../shared/data-record.js';
 import { addTo, sumSince } from '../shared/windowed-counts.js';
-import type { Store } from '../store/types.js';
+import type { UserMappingStore } from '../store/types.js';
 import type { Tenancy } from '../shared/tenancy.js';
 
 type UserMapping = components['schemas']['UserMapping'];
@@ -17,7 +17,7 @@ export class UserMappingHandlers {
   private readonly calls = new Map<number, { seconds: number[]; counts: number[] }>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: UserMappingStore,
     private readonly tenancy: Tenancy,
   ) {}
 
@@ -47,7 +47,7 @@ export class UserMappingHandlers {
       return { status: 429, body: { code: 429, error: `Too many mapping calls: at most ${MAPPING_RATE.calls} in ${MAPPING_RATE.windowSeconds} seconds per organization` }, headers: { 'retry-after': String(wait) } };
     }
     const projects = this.tenancy.projects.filter((p) => p.org_id === project.org_id).map((p) => p.app_id);
-    await this.store.entities.applyUserMappings(
+    await this.store.applyUserMappings(
       projects,
       mappings.map((m) => ({ userId: m.user_id, globalUserId: m.unmap ? null : m.global_user_id! })),
     );
@@ -56,7 +56,7 @@ export class UserMappingHandlers {
 
   getUserMappings = async (request: HandlerRequest<'getUserMappings'>): Promise<Reply<'getUserMappings'>> => {
     const userIds = request.query.user_ids!;
-    const views = await this.store.entities.userMappings(request.caller.project!.app_id, userIds);
+    const views = await this.store.userMappings(request.caller.project!.app_id, userIds);
     // Keyed by user IDs: a record without prototype.
     const body = dataRecord<MappingRecord>();
     for (const userId of userIds) {

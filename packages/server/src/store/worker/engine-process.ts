@@ -7,51 +7,10 @@
 // interfaces, at a lower priority. A process that dies is started again (RestartingProcess):
 // the journal keeps what it could not load meanwhile.
 import { extname } from 'node:path';
+import { ENGINE_RPC_KINDS, type EngineCalls } from '../engine-methods.js';
 import type { EngineConfig, OpenedEngine, ServerEngine } from '../open-engine.js';
 import { RestartingProcess } from './restarting-process.js';
-import { type Lowering, type MethodKinds, remote, remoteSession } from './rpc.js';
-
-/** The engine's methods and how each crosses; `query` and `close` are built on them below. */
-const ENGINE_METHODS: MethodKinds<Omit<ServerEngine, 'sql' | 'query' | 'close'>> = {
-  loadSegment: 'call',
-  isLoaded: 'call',
-  recentInsertIds: 'stream',
-  knownAdvertisingIds: 'call',
-  heldAttributions: 'call',
-  events: 'call',
-  userProfile: 'call',
-  groupProfile: 'call',
-  queryChunks: 'stream',
-  timelineFunnel: 'call',
-  timelineCounts: 'call',
-  timelinesBuilt: 'call',
-  materializeEventProperties: 'call',
-  propertiesMaterialized: 'call',
-  svcIdsWithData: 'call',
-  svcIdsOfUsers: 'call',
-  userIdsOfSvcIds: 'call',
-  svcIdsOfDevices: 'call',
-  stagingDeletionJob: 'call',
-  addDeletionEntries: 'call',
-  deletionJobs: 'call',
-  removeDeletionEntry: 'call',
-  devicesOfDeletionJob: 'call',
-  dueDeletionJobs: 'call',
-  scrubDeletionJob: 'call',
-  applyUserMappings: 'call',
-  userMappings: 'call',
-  feedbackItem: 'call',
-  upsertFeedbackItems: 'call',
-  replaceCohortMembers: 'call',
-  changeCohortMembers: 'call',
-  cohortMembers: 'call',
-  cohortSizes: 'call',
-  profileProperties: 'call',
-  latestEventValues: 'call',
-  loadedIngestSeq: 'call',
-  streamedEvents: 'call',
-  eventsBySeq: 'call',
-};
+import { type Lowering, remote, remoteSession } from './rpc.js';
 
 /** The child's module: compiled next to this one, or the TypeScript source when run from it (tests). */
 const CHILD_ENTRY = new URL(`./engine-child${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
@@ -72,7 +31,8 @@ export async function killEngineProcess(engine: object): Promise<void> {
  */
 export async function openEngineProcess(config: EngineConfig, nice: Lowering, log: (message: string) => void): Promise<OpenedEngine> {
   const client = await RestartingProcess.start({ entry: CHILD_ENTRY, data: config, nice }, (message) => log(`storage engine: ${message}`));
-  const methods = remote<Omit<ServerEngine, 'sql' | 'query' | 'close'>>(client, 'engine', ENGINE_METHODS);
+  const methods = remote<EngineCalls>(client, 'engine', ENGINE_RPC_KINDS);
+  // The methods not in ENGINE_METHODS.
   const engine: ServerEngine = {
     ...methods,
     sql: remoteSession(client, 'engineSql'),
