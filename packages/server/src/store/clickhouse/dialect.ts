@@ -24,8 +24,9 @@
 // Cohort conditions read the engine's `cohort_members`; user mappings its `user_mappings`
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
-import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from '../../model/query.js';
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, plainEventType, type PropertyRef } from '../../model/query.js';
 import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
+import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 import type { Interval } from '../../model/time.js';
 import { currentCohortMembers, currentUserMappings } from './tables.js';
 
@@ -116,12 +117,12 @@ export class ClickHouseDialect implements Dialect {
   }
 
   /**
-   * The values of a property as a set: an array's elements, else the value alone (NULL when
+   * The values of a property as a set: an array's elements, else its `text` alone (NULL when
    * missing). Only the rows `scope` selects can refuse the query (a row of another event type
    * read in the same block holding a nested array under the key does not).
    */
-  private elements(property: PropertyRef, scope: string): string {
-    if (property.kind === 'builtIn') return `[${this.text(property)}]`;
+  private elements(property: PropertyRef, text: string, scope: string): string {
+    if (property.kind === 'builtIn') return `[${text}]`;
     const raw = this.raw(property);
     const isArray = `substring(${raw}, 1, 1) = '['`;
     // Both branches of `if` are computed for every row: the check applies to arrays only.
@@ -129,43 +130,22 @@ export class ClickHouseDialect implements Dialect {
     return `if(${isArray}, arrayMap(x -> ${textOf('x')}, extractAll(${checked}, ${string(SCALAR)})), [${textOf(raw)}])`;
   }
 
-  /** Whether the property's elements, without repeats and NULLs, are the values' set (as DuckDbDialect's `set is`). */
-  private setIs(property: PropertyRef, values: string[], scope: string): string {
-    const elements = `arrayFilter(x -> isNotNull(x), ${this.elements(property, scope)})`;
-    return `(arraySort(arrayDistinct(${elements})) = arraySort(arrayDistinct([${values.map(string).join(', ')}])))`;
-  }
+  /** The primitives of the shared condition compiler (../dialect-conditions.ts). */
+  private readonly primitives: ConditionPrimitives = {
+    text: (property) => this.text(property),
+    string,
+    number: (text) => this.number(text),
+    orFalse: (condition) => `ifNull(${condition}, 0)`,
+    containsAny: (text, values) => `(${values.map((v) => `position(${text}, ${string(v)}) > 0`).join(' OR ')})`,
+    setIs: (property, text, values, scope) => {
+      const elements = `arrayFilter(x -> isNotNull(x), ${this.elements(property, text, scope)})`;
+      return `(arraySort(arrayDistinct(${elements})) = arraySort(arrayDistinct([${values.map(string).join(', ')}])))`;
+    },
+  };
 
   /** `scope`: the rows the condition is asked of (see `elements`). */
-  condition({ property, op, values }: Condition, scope = '1'): string {
-    const value = this.text(property);
-    const is = `(${value} IN (${values.map(string).join(', ')})${values.includes(NONE) ? ` OR ${value} IS NULL` : ''})`;
-    const contains = `(${values.map((v) => `position(${value}, ${string(v)}) > 0`).join(' OR ')})`;
-    const number = `toFloat64OrNull(${value})`;
-    // A comparison with something that is not a number matches nothing.
-    const first = Number.isFinite(Number(values[0])) ? String(Number(values[0])) : 'NULL';
-    const compare = (operator: string) => `ifNull(${number} ${operator} ${first}, 0)`;
-    switch (op) {
-      case 'is':
-        return is;
-      case 'is not':
-        return `NOT ifNull(${is}, 0)`;
-      case 'contains':
-        return `ifNull(${contains}, 0)`;
-      case 'does not contain':
-        return `NOT ifNull(${contains}, 0)`;
-      case 'less':
-        return compare('<');
-      case 'less or equal':
-        return compare('<=');
-      case 'greater':
-        return compare('>');
-      case 'greater or equal':
-        return compare('>=');
-      case 'set is':
-        return this.setIs(property, values, scope);
-      case 'set is not':
-        return `NOT ${this.setIs(property, values, scope)}`;
-    }
+  condition(condition: Condition, scope = '1'): string {
+    return conditionSql(this.primitives, condition, scope);
   }
 
   private segmentCondition(condition: Condition | CohortCondition, appId: number): string {

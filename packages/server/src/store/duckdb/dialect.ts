@@ -1,7 +1,8 @@
 // Prints the reporting query model as DuckDB SQL (the Dialect of ../dialect.ts).
-import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, NONE, plainEventType, type PropertyRef } from '../../model/query.js';
+import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, plainEventType, type PropertyRef } from '../../model/query.js';
 import type { Interval } from '../../model/time.js';
 import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
+import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 
 /** A string literal; a NUL, which ends DuckDB's literal, is written as chr(0). */
 const string = (value: string) => `'${value.replace(/'/g, "''").replace(/\0/g, "' || chr(0) || '")}'`;
@@ -85,39 +86,22 @@ export class DuckDbDialect implements Dialect {
     return `json_extract_string(${this.json(property)}, '$')`;
   }
 
-  condition({ property, op, values }: Condition): string {
-    const value = this.text(property);
-    const matchesNone = values.includes(NONE);
-    const is = `(${value} IN (${values.map(string).join(', ')})${matchesNone ? ` OR ${value} IS NULL` : ''})`;
-    const contains = `list_bool_or(list_transform(${list(values)}, x -> contains(${value}, x)))`;
-    const number = `TRY_CAST(${value} AS DOUBLE)`;
-    // A comparison with something that is not a number matches nothing.
-    const first = Number.isFinite(Number(values[0])) ? Number(values[0]) : 'NULL';
-    const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${value}] END`;
-    // Set equality: both sides without repeats and NULLs (list_distinct drops them), in one order.
-    const setIs = `list_sort(list_distinct(${elements})) = list_sort(list_distinct(${list(values)}))`;
-    switch (op) {
-      case 'is':
-        return is;
-      case 'is not':
-        return `NOT coalesce(${is}, false)`;
-      case 'contains':
-        return `coalesce(${contains}, false)`;
-      case 'does not contain':
-        return `NOT coalesce(${contains}, false)`;
-      case 'less':
-        return `coalesce(${number} < ${first}, false)`;
-      case 'less or equal':
-        return `coalesce(${number} <= ${first}, false)`;
-      case 'greater':
-        return `coalesce(${number} > ${first}, false)`;
-      case 'greater or equal':
-        return `coalesce(${number} >= ${first}, false)`;
-      case 'set is':
-        return `coalesce(${setIs}, false)`;
-      case 'set is not':
-        return `NOT coalesce(${setIs}, false)`;
-    }
+  /** The primitives of the shared condition compiler (../dialect-conditions.ts). */
+  private readonly primitives: ConditionPrimitives = {
+    text: (property) => this.text(property),
+    string,
+    number: (text) => this.number(text),
+    orFalse: (condition) => `coalesce(${condition}, false)`,
+    containsAny: (text, values) => `list_bool_or(list_transform(${list(values)}, x -> contains(${text}, x)))`,
+    setIs: (property, text, values) => {
+      const elements = `CASE WHEN json_type(${this.json(property)}) = 'ARRAY' THEN json_extract_string(${this.json(property)}, '$[*]') ELSE [${text}] END`;
+      // Both sides without repeats and NULLs (list_distinct drops them), in one order.
+      return `coalesce(list_sort(list_distinct(${elements})) = list_sort(list_distinct(${list(values)})), false)`;
+    },
+  };
+
+  condition(condition: Condition): string {
+    return conditionSql(this.primitives, condition, 'true');
   }
 
   private segmentCondition(condition: Condition | CohortCondition, appId: number): string {

@@ -1,0 +1,7 @@
+-- by country (1/1)
+SELECT value, count(*) AS users FROM (SELECT svc_id, arg_max(coalesce(p0, '(none)'), (time::HUGEINT * 9223372036854775807 + ingest_seq)) AS value FROM (SELECT e.svc_id AS svc_id, e.time, e.ingest_seq, e.event_type, e.session_id, e.event_type NOT IN ('$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure') AS active, (e.country)::VARCHAR AS p0 FROM events e WHERE e.app_id = 7 AND e.svc_id IS NOT NULL AND e.time >= 1793577600000 AND e.time < 1793836800000) WHERE active GROUP BY svc_id)
+     GROUP BY value ORDER BY users DESC, value;
+
+-- by gp:plan, mapped users (1/1)
+SELECT value, count(*) AS users FROM (SELECT svc_id, arg_max(coalesce(p0, '(none)'), (time::HUGEINT * 9223372036854775807 + ingest_seq)) AS value FROM (SELECT coalesce(m.to_svc, e.svc_id) AS svc_id, e.time, e.ingest_seq, e.event_type, e.session_id, e.event_type NOT IN ('$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure') AS active, json_extract_string(coalesce(CASE WHEN e.event_type <> '$identify' THEN json_extract(e.user_properties, '/plan') END, json_extract(v.properties, '/plan')), '$') AS p0 FROM events e LEFT JOIN user_mappings m ON m.app_id = e.app_id AND m.from_svc = e.svc_id ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq WHERE e.app_id = 7 AND e.svc_id IS NOT NULL AND e.time >= 1793577600000 AND e.time < 1793836800000) WHERE active GROUP BY svc_id)
+     GROUP BY value ORDER BY users DESC, value;
