@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
-import { applyPropertyOperations } from '../profile-operations.js';
+import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfiles } from '../profiles.js';
 import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../model/events.js';
 import { EVENT_COLUMNS, journalLine } from '../journal-line.js';
 import { timeSlicer } from '../../shared/time-slice.js';
@@ -23,7 +23,6 @@ import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './
 import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
 
 type Row = Record<string, unknown>;
-type Properties = Record<string, unknown>;
 type Profile = { appId: number; properties: Properties; updatedAt: number };
 /** How this process loads next to others on the same database (defaults: it is the only one). */
 export interface SharedLoading {
@@ -442,14 +441,15 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       profiles.delete(from);
       changed.set(from, { appId: merged.appId, deleted: true });
     }
-    const versions: Row[] = [];
-    for (const event of identifies) {
-      const svcId = event.svc_id!;
-      const properties = applyPropertyOperations(profiles.get(svcId)?.properties ?? {}, event.user_properties!);
-      profiles.set(svcId, { appId: event.app_id, properties, updatedAt: event.time });
-      changed.set(svcId, { appId: event.app_id, deleted: false });
-      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment, ...this.splitVersion(properties) });
+    const folded = foldProfiles(
+      identifies.map((event) => ({ key: event.svc_id!, operations: event.user_properties!, time: event.time, event })),
+      (svcId) => profiles.get(svcId)?.properties,
+    );
+    for (const [svcId, { properties, last }] of folded.profiles) {
+      profiles.set(svcId, { appId: last.event.app_id, properties, updatedAt: last.time });
+      changed.set(svcId, { appId: last.event.app_id, deleted: false });
     }
+    const versions = folded.versions.map(({ update: { key, event }, properties }) => ({ app_id: event.app_id, svc_id: key, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment, ...this.splitVersion(properties) }));
     await this.insert('profile_versions', versions);
     await this.insert(
       'profiles',
@@ -462,38 +462,19 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
 
   private async applyGroupProfiles(events: ResolvedEvent[], segment: string, version: number): Promise<void> {
     const groupEvents = events.filter((e) => e.event_type === '$groupidentify' && e.groups !== null && e.group_properties !== null);
-    if (groupEvents.length === 0) return;
-    const keyOf = (appId: number, type: string, value: string) => JSON.stringify([appId, type, value]);
-    const updates: { appId: number; type: string; value: string; operations: Properties; time: number }[] = [];
-    for (const event of groupEvents) {
-      for (const [type, values] of Object.entries(event.groups!)) {
-        for (const value of Array.isArray(values) ? values : [values]) updates.push({ appId: event.app_id, type, value, operations: event.group_properties!, time: event.time });
-      }
-    }
-    const keys = [...new Map(updates.map((u) => [keyOf(u.appId, u.type, u.value), u])).values()];
+    const updates = groupEvents.flatMap((event) => groupsOf(event.groups!).map((group) => ({ key: groupProfileKey(event.app_id, group), appId: event.app_id, group, operations: event.group_properties!, time: event.time })));
+    if (updates.length === 0) return;
     const stored = await this.store.query(
       `SELECT app_id, group_type, group_value, argMax(properties, version) AS properties FROM group_profiles
-       WHERE (app_id, group_type, group_value) IN (${keys.map((k) => `(${k.appId}, ${literal(k.type)}, ${literal(k.value)})`).join(', ')})
+       WHERE (app_id, group_type, group_value) IN (${updatedProfiles(updates).map((u) => `(${u.appId}, ${literal(u.group.group_type)}, ${literal(u.group.group_value)})`).join(', ')})
        GROUP BY app_id, group_type, group_value`,
     );
-    const profiles = new Map<string, { appId: number; type: string; value: string; properties: Properties; time: number }>();
-    for (const row of stored) {
-      const key = keyOf(Number(row.app_id), row.group_type as string, row.group_value as string);
-      profiles.set(key, { appId: Number(row.app_id), type: row.group_type as string, value: row.group_value as string, properties: JSON.parse(row.properties as string) as Properties, time: 0 });
-    }
-    for (const update of updates) {
-      const key = keyOf(update.appId, update.type, update.value);
-      const profile = profiles.get(key) ?? { appId: update.appId, type: update.type, value: update.value, properties: {}, time: 0 };
-      profile.properties = applyPropertyOperations(profile.properties, update.operations);
-      profile.time = update.time;
-      profiles.set(key, profile);
-    }
+    const prior = new Map<string, Properties>();
+    for (const row of stored) prior.set(groupProfileKey(Number(row.app_id), { group_type: row.group_type as string, group_value: row.group_value as string }), JSON.parse(row.properties as string) as Properties);
+    const { profiles } = foldProfiles(updates, (key) => prior.get(key));
     await this.insert(
       'group_profiles',
-      keys.map((k) => {
-        const p = profiles.get(keyOf(k.appId, k.type, k.value))!;
-        return { app_id: p.appId, group_type: p.type, group_value: p.value, properties: JSON.stringify(p.properties), updated_at: p.time, version, segment };
-      }),
+      [...profiles.values()].map(({ properties, last }) => ({ app_id: last.appId, group_type: last.group.group_type, group_value: last.group.group_value, properties: JSON.stringify(properties), updated_at: last.time, version, segment })),
     );
   }
 

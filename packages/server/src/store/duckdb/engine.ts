@@ -8,7 +8,7 @@ import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection, type DuckDB
 import { join } from 'node:path';
 import { PRIVATE_MASK } from '../../shared/private-files.js';
 import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
-import { applyPropertyOperations } from '../profile-operations.js';
+import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfiles } from '../profiles.js';
 import { DuckDbReaders } from './readers.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
 import { eachInSlices, timeSlicer, yieldToEventLoop } from '../../shared/time-slice.js';
@@ -584,71 +584,52 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       `SELECT s.app_id, i.svc_id, s.user_properties, s.time, s.seq FROM segment s JOIN segment_ids i USING (seq)
        WHERE s.event_type = '$identify' AND s.user_properties IS NOT NULL AND NOT coalesce(s.skip_user_properties_sync, false) AND i.svc_id IS NOT NULL ORDER BY s.seq`,
     );
-    const profiles = new Map<string, { app_id: number; svc_id: number; properties: Row; time: number }>();
-    await this.connection.run('CREATE OR REPLACE TEMP TABLE versions_changes AS SELECT * FROM profile_versions LIMIT 0');
-    const versions = await this.connection.createAppender('versions_changes', 'main', 'temp');
-    for (const row of rows) {
-      const key = `${row.app_id}\u0000${row.svc_id}`;
-      let profile = profiles.get(key);
-      if (!profile) {
-        const stored = await this.rows('SELECT properties FROM profiles WHERE app_id = ? AND svc_id = ?', [row.app_id as number, Number(row.svc_id)]);
-        profile = { app_id: row.app_id as number, svc_id: Number(row.svc_id), properties: stored[0] ? JSON.parse(stored[0].properties as string) : {}, time: 0 };
-        profiles.set(key, profile);
-      }
-      profile.properties = applyPropertyOperations(profile.properties, JSON.parse(row.user_properties as string));
-      profile.time = Number(row.time);
-      versions.appendInteger(profile.app_id);
-      versions.appendBigInt(BigInt(profile.svc_id));
-      versions.appendBigInt(BigInt(Number(row.seq) + ingestSeqBase));
-      versions.appendVarchar(JSON.stringify(profile.properties));
-      versions.endRow();
+    const updates = rows.map((row) => ({
+      key: `${row.app_id}\u0000${row.svc_id}`,
+      appId: row.app_id as number,
+      svcId: Number(row.svc_id),
+      seq: Number(row.seq),
+      operations: JSON.parse(row.user_properties as string) as Properties,
+      time: Number(row.time),
+    }));
+    const prior = new Map<string, Properties>();
+    for (const { key, appId, svcId } of updatedProfiles(updates)) {
+      const [stored] = await this.rows('SELECT properties FROM profiles WHERE app_id = ? AND svc_id = ?', [appId, svcId]);
+      if (stored) prior.set(key, JSON.parse(stored.properties as string) as Properties);
     }
-    versions.closeSync();
+    const { profiles, versions } = foldProfiles(updates, (key) => prior.get(key));
+    await this.connection.run('CREATE OR REPLACE TEMP TABLE versions_changes AS SELECT * FROM profile_versions LIMIT 0');
+    const appender = await this.connection.createAppender('versions_changes', 'main', 'temp');
+    await appendAll(appender, versions, ({ update, properties }) => {
+      appender.appendInteger(update.appId);
+      appender.appendBigInt(BigInt(update.svcId));
+      appender.appendBigInt(BigInt(update.seq + ingestSeqBase));
+      appender.appendVarchar(JSON.stringify(properties));
+    });
     await this.connection.run('INSERT INTO profile_versions SELECT * FROM versions_changes');
-    for (const p of profiles.values()) {
-      await this.connection.run('INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)', [p.app_id, p.svc_id, JSON.stringify(p.properties), p.time]);
+    for (const { properties, last } of profiles.values()) {
+      await this.connection.run('INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)', [last.appId, last.svcId, JSON.stringify(properties), last.time]);
     }
   }
 
+  /** Applies the `$groupidentify` rows of `segment` in order. */
   private async applyGroupProfiles(): Promise<void> {
     const rows = await this.rows(
       `SELECT app_id, groups, group_properties, time FROM segment
        WHERE event_type = '$groupidentify' AND groups IS NOT NULL AND group_properties IS NOT NULL ORDER BY seq`,
     );
-    const profiles = new Map<string, { app_id: number; group: GroupKey; properties: Row; time: number }>();
-    for (const row of rows) {
-      const operations = JSON.parse(row.group_properties as string) as Row;
-      for (const [groupType, values] of Object.entries(JSON.parse(row.groups as string) as Record<string, string | string[]>)) {
-        for (const groupValue of Array.isArray(values) ? values : [values]) {
-          const key = JSON.stringify([row.app_id, groupType, groupValue]);
-          let profile = profiles.get(key);
-          if (!profile) {
-            const stored = await this.rows('SELECT properties FROM group_profiles WHERE app_id = ? AND group_type = ? AND group_value = ?', [
-              row.app_id as number,
-              groupType,
-              groupValue,
-            ]);
-            profile = {
-              app_id: row.app_id as number,
-              group: { group_type: groupType, group_value: groupValue },
-              properties: stored[0] ? JSON.parse(stored[0].properties as string) : {},
-              time: 0,
-            };
-            profiles.set(key, profile);
-          }
-          profile.properties = applyPropertyOperations(profile.properties, operations);
-          profile.time = Number(row.time);
-        }
-      }
+    const updates = rows.flatMap((row) => {
+      const appId = row.app_id as number;
+      const operations = JSON.parse(row.group_properties as string) as Properties;
+      return groupsOf(JSON.parse(row.groups as string) as Record<string, string | string[]>).map((group) => ({ key: groupProfileKey(appId, group), appId, group, operations, time: Number(row.time) }));
+    });
+    const prior = new Map<string, Properties>();
+    for (const { key, appId, group } of updatedProfiles(updates)) {
+      const [stored] = await this.rows('SELECT properties FROM group_profiles WHERE app_id = ? AND group_type = ? AND group_value = ?', [appId, group.group_type, group.group_value]);
+      if (stored) prior.set(key, JSON.parse(stored.properties as string) as Properties);
     }
-    for (const p of profiles.values()) {
-      await this.connection.run('INSERT OR REPLACE INTO group_profiles VALUES (?, ?, ?, ?, ?)', [
-        p.app_id,
-        p.group.group_type,
-        p.group.group_value,
-        JSON.stringify(p.properties),
-        p.time,
-      ]);
+    for (const { properties, last } of foldProfiles(updates, (key) => prior.get(key)).profiles.values()) {
+      await this.connection.run('INSERT OR REPLACE INTO group_profiles VALUES (?, ?, ?, ?, ?)', [last.appId, last.group.group_type, last.group.group_value, JSON.stringify(properties), last.time]);
     }
   }
 
