@@ -1,6 +1,6 @@
-// The ClickHouse engine (issue 14): the events, identities and profiles in ClickHouse 18.16,
-// the other entities in a shared SQL store (../shared-entities.ts). Identity resolution and profile
-// operations run in JS as in DuckDB (src/ingest), over the identities read back at open.
+// The ClickHouse engine: the events, identities and profiles in ClickHouse 18.16, the other
+// entities in a shared SQL store (../shared-entities.ts). Identity resolution and profile
+// operations run in JS as in DuckDB, over the identities read back at open.
 //
 // A segment's load, without transactions: every row it writes carries the segment's name;
 // its events go in one INSERT, and a row in `loaded_segments`, written last, records the
@@ -11,20 +11,22 @@
 // max_insert_block_size rows), each part committed on its own.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
-import { applyPropertyOperations } from '../profile-operations.js';
 import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../model/events.js';
+import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
 import { EVENT_COLUMNS, journalLine } from '../journal-line.js';
-import { timeSlicer } from '../../shared/time-slice.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
-import { SharedEntities, SharedEntityEngine, type UserMappingRow, userMappingRows } from '../shared-entities.js';
-import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StoredEvent, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange } from '../types.js';
-import { type ClickHouseOptions, ClickHouseEvents, type ResolvedEvent } from './events.js';
-import { currentCohortMembers, SEGMENT_TABLES, splitProperties } from './tables.js';
+import type { Properties } from '../profiles.js';
+import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange } from '../types.js';
+import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
+import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
+import { ReportingRows } from './reporting-rows.js';
+import { isEvent, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, SegmentLines } from './segment-lines.js';
+import { insertRows, integers, literal, mutate, quoted } from './statements.js';
+import { withoutStoredRepeats } from './stored-repeats.js';
+import { SEGMENT_TABLES } from './tables.js';
 
 type Row = Record<string, unknown>;
-type Properties = Record<string, unknown>;
-type Profile = { appId: number; properties: Properties; updatedAt: number };
 /** How this process loads next to others on the same database (defaults: it is the only one). */
 export interface SharedLoading {
   /** Held by every load (and by open), across all processes loading into the database. */
@@ -32,11 +34,7 @@ export interface SharedLoading {
   /** A name of this process's journal, unique among the processes and kept across restarts. */
   journalId?: string;
 }
-type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
 
-/** A ClickHouse string literal. */
-const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
 /**
  * Changes of identities outside journal segments are recorded in `loaded_segments` too, one
@@ -45,137 +43,13 @@ const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
  */
 const MAPPING_RECORD = 'mappings:';
 const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
-const quoted = (column: string) => `\`${column.replace(/`/g, '')}\``;
-
-/** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
-function parseLine(text: string): JournalLine {
-  const line = JSON.parse(text) as Row;
-  for (const field of EVENT_FIELDS) line[field] ??= null;
-  return line as unknown as JournalLine;
-}
-
-/**
- * Lines of a segment parsed and encoded at a time while it loads (their objects are what a
- * load holds at once): a 64 MB segment's load peaked at +146 MB of heap with 2,000, +241 MB
- * with 5,000, in the same time (scripts/bench/engines/segment-memory.mjs).
- */
-const LOAD_CHUNK_LINES = 2_000;
-const NEWLINE = 0x0a;
-
-/** A segment's non-empty lines, each a byte range of the file (read once, kept out of the JS heap). */
-class SegmentLines {
-  readonly count: number;
-  private readonly starts: Float64Array;
-  private readonly ends: Float64Array;
-
-  constructor(private readonly bytes: Buffer) {
-    let newlines = 0;
-    for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) newlines++;
-    this.starts = new Float64Array(newlines + 1);
-    this.ends = new Float64Array(newlines + 1);
-    let count = 0;
-    for (let start = 0; start < bytes.length; ) {
-      const newline = bytes.indexOf(NEWLINE, start);
-      const end = newline === -1 ? bytes.length : newline;
-      if (end > start) {
-        this.starts[count] = start;
-        this.ends[count++] = end;
-      }
-      start = end + 1;
-    }
-    this.count = count;
-  }
-
-  parse(index: number): JournalLine {
-    return parseLine(this.bytes.toString('utf8', this.starts[index], this.ends[index]));
-  }
-}
-
-/**
- * What the whole-segment steps (dedupe, identities, profiles, holds) need of each line, by
- * line index: columns of scalars, and whole only the few lines the profile and hold steps read.
- */
-interface SegmentScan {
-  appIds: Int32Array;
-  uploadTimes: Float64Array;
-  insertIds: (string | null)[];
-  userIds: (string | null)[];
-  deviceIds: (string | null)[];
-  held: Uint8Array;
-  /** Held and released attributions, `$identify` and `$groupidentify` events. */
-  whole: Map<number, JournalLine>;
-}
-
-async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
-  const slice = timeSlicer();
-  const scan: SegmentScan = {
-    appIds: new Int32Array(lines.count),
-    uploadTimes: new Float64Array(lines.count),
-    insertIds: new Array<string | null>(lines.count),
-    userIds: new Array<string | null>(lines.count),
-    deviceIds: new Array<string | null>(lines.count),
-    held: new Uint8Array(lines.count),
-    whole: new Map(),
-  };
-  for (let index = 0; index < lines.count; index++) {
-    const line = lines.parse(index);
-    scan.appIds[index] = line.app_id;
-    scan.uploadTimes[index] = line.server_upload_time;
-    scan.insertIds[index] = line.insert_id;
-    scan.userIds[index] = line.user_id;
-    scan.deviceIds[index] = line.device_id;
-    scan.held[index] = line.held_attribution ? 1 : 0;
-    if (line.held_attribution || line.released_attribution || line.event_type === '$identify' || line.event_type === '$groupidentify') scan.whole.set(index, line);
-    await slice(index);
-  }
-  return scan;
-}
-
-/** Where each kept line goes, by line index: its ingest_seq (0: dropped as a repeat) and svc_id (NaN: none). */
-interface SegmentPlan {
-  ingestSeqs: Float64Array;
-  svcIds: Float64Array;
-  held: Uint8Array;
-}
-
-const isEvent = (plan: SegmentPlan, index: number) => plan.ingestSeqs[index] !== 0 && plan.held[index] === 0;
-
-/** The line as the event inserted. */
-function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: number): ResolvedEvent {
-  // The line itself becomes the event (the insert reads the event columns only).
-  const event = line as JournalLine & ResolvedEvent;
-  const svcId = plan.svcIds[index]!;
-  event.svc_id = Number.isNaN(svcId) ? null : svcId;
-  event.ingest_seq = plan.ingestSeqs[index]!;
-  return event;
-}
-
-/** The segment's events a chunk of lines at a time, parsed again when the insert pulls them. */
-async function* resolvedChunks(lines: SegmentLines, plan: SegmentPlan, chunkLines: number): AsyncGenerator<ResolvedEvent[]> {
-  const slice = timeSlicer();
-  for (let from = 0; from < lines.count; from += chunkLines) {
-    const events: ResolvedEvent[] = [];
-    for (let index = from; index < Math.min(lines.count, from + chunkLines); index++) {
-      if (isEvent(plan, index)) events.push(resolvedEvent(lines.parse(index), plan, index));
-      await slice(index);
-    }
-    yield events;
-  }
-}
-
-/**
- * Mutations run in the background on 18.16 (no `mutations_sync`): polled until done. A
- * mutation that fails is retried by the server forever and blocks the later ones of its
- * table (18.16 can neither report nor kill it), so their SQL must be right.
- */
-const MUTATION_POLL_MS = 20;
 
 export class ClickHouseEngine extends SharedEntityEngine implements Engine, UserData, StreamedEvents, CohortMembers {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   protected readonly entities: SharedEntities;
-  /** The last version given to a cohort membership or user mapping row. */
-  private lastVersion = 0;
+  /** Cohort memberships and the user mapping mirror, as reporting reads them. */
+  private readonly reporting: ReportingRows;
 
   private constructor(
     private readonly store: ClickHouseEvents,
@@ -194,16 +68,17 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   ) {
     super();
     this.entities = new SharedEntities(sql);
+    this.reporting = new ReportingRows(store);
   }
 
   static async open(options: ClickHouseOptions, sql: SqlSession, { loadLock = inProcessLoadLock(), journalId = '' }: SharedLoading = {}): Promise<ClickHouseEngine> {
-    // Under the lock: processes opening at once would both run a migration step (seen: a
-    // duplicate ADD COLUMN), and a segment another process is loading right now is not torn.
+    // Under the lock: processes opening at once would both run a migration step (a second
+    // ADD COLUMN fails), and a segment another process is loading right now is not torn.
     return loadLock.hold(async () => {
       const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS);
       await engine.removeTornSegments();
       await engine.readIdentities();
-      await engine.reconcileUserMappings();
+      await engine.reporting.reconcileUserMappings(await engine.entities.allUserMappings());
       return engine;
     });
   }
@@ -217,16 +92,6 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
 
   private async removeSegment(name: string): Promise<void> {
     for (const table of SEGMENT_TABLES) await this.mutate(table, `DELETE WHERE segment = ${literal(name)}`);
-  }
-
-  /** Runs a mutation and waits until every part has it applied. */
-  private async mutate(table: string, mutation: string): Promise<void> {
-    await this.store.client.command({ query: `ALTER TABLE ${table} ${mutation}` });
-    for (;;) {
-      const [pending] = await this.store.query(`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = ${literal(table)} AND is_done = 0`);
-      if (Number(pending!.n) === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
-    }
   }
 
   /** The identity rows `where` selects, devices in the order they were written. */
@@ -262,8 +127,11 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   private insert(table: string, values: Row[]): Promise<unknown> {
-    if (values.length === 0) return Promise.resolve();
-    return this.store.client.insert({ table, values, format: 'JSONEachRow' });
+    return insertRows(this.store, table, values);
+  }
+
+  private mutate(table: string, mutation: string): Promise<void> {
+    return mutate(this.store, table, mutation);
   }
 
   /** A journal segment's name as recorded: journals of different processes name theirs alike. */
@@ -307,33 +175,6 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   /**
-   * Which lines are not events whose insert_id is stored within the dedupe window before
-   * them (1: kept): repeats another process received (each process's own window drops those it sees).
-   */
-  private async withoutStoredRepeats(scan: SegmentScan): Promise<Uint8Array> {
-    const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
-    const kept = new Uint8Array(scan.held.length).fill(1);
-    const candidates: number[] = [];
-    for (let index = 0; index < kept.length; index++) if (scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
-    if (candidates.length === 0) return kept;
-    const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - this.insertIdWindowMs;
-    const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
-      WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((index) => scan.appIds[index]!)))})
-      AND insert_id IN (${candidates.map((index) => literal(scan.insertIds[index]!)).join(', ')}) GROUP BY app_id, insert_id`;
-    // The ids are literals in the query: room for a whole segment's (the defaults stop at 256 KiB
-    // of text and 50,000 syntax elements; a segment of 50,000 events exceeded the latter).
-    const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
-    const result = await this.store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
-    const stored = new Map<string, number>();
-    for (const row of await result.json<Row>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
-    for (const index of candidates) {
-      const storedAt = stored.get(keyOf(scan.appIds[index]!, scan.insertIds[index]!));
-      if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - this.insertIdWindowMs) kept[index] = 0;
-    }
-    return kept;
-  }
-
-  /**
    * Loads of all processes sharing the database take turns under the load lock; each first
    * catches up on the others' identities and ingestion order and drops the repeats they stored.
    */
@@ -353,9 +194,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     await this.catchUp();
     const lines = new SegmentLines(await readFile(path));
     const scan = await scanSegment(lines);
-    const kept = await this.withoutStoredRepeats(scan);
+    const kept = await withoutStoredRepeats(this.store, scan, this.insertIdWindowMs);
     const batch = this.identities.begin();
-    const { plan, eventCount, version } = await this.resolveIdentities(scan, kept, batch);
+    const { plan, eventCount, version } = await planSegment(scan, kept, batch, this.lastIngestSeq);
     const holds: Row[] = [];
     for (const [index, line] of scan.whole) {
       if (kept[index] === 0) continue;
@@ -368,8 +209,8 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     const merges = batch.changes().merges;
     await this.persistIdentities(batch, name, version);
     await this.insert('held_attributions', holds);
-    await this.applyUserProfiles(profileEvents, merges, name, version);
-    await this.applyGroupProfiles(profileEvents, name, version);
+    await applyUserProfiles(this.store, profileEvents, merges, name, version);
+    await applyGroupProfiles(this.store, profileEvents, name, version);
     if (merges.length > 0) {
       const from = integers(merges.map((m) => m.from));
       const to = integers(merges.map((m) => m.to));
@@ -384,117 +225,11 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     this.lastIngestSeq = version;
   }
 
-  /** The kept lines' ingest_seqs (held ones take theirs too) and canonical svc_ids; how many are events; the last ingest_seq. */
-  private async resolveIdentities(scan: SegmentScan, kept: Uint8Array, batch: IdentityBatch): Promise<{ plan: SegmentPlan; eventCount: number; version: number }> {
-    const slice = timeSlicer();
-    const plan: SegmentPlan = { ingestSeqs: new Float64Array(kept.length), svcIds: new Float64Array(kept.length).fill(Number.NaN), held: scan.held };
-    let version = this.lastIngestSeq;
-    let eventCount = 0;
-    for (let index = 0; index < kept.length; index++) {
-      await slice(index);
-      if (kept[index] === 0) continue;
-      plan.ingestSeqs[index] = ++version;
-      if (scan.held[index] === 1) continue;
-      plan.svcIds[index] = batch.resolve(scan.appIds[index]!, scan.userIds[index] ?? null, scan.deviceIds[index] ?? null) ?? Number.NaN;
-      eventCount++;
-    }
-    for (let index = 0; index < kept.length; index++) if (!Number.isNaN(plan.svcIds[index])) plan.svcIds[index] = batch.canonical(plan.svcIds[index]!);
-    return { plan, eventCount, version };
-  }
-
   private async persistIdentities(batch: IdentityBatch, segment: string, version: number): Promise<void> {
     const { users, devices, merges } = batch.changes();
     await this.insert('identity_users', users.map((u) => ({ app_id: u.appId, user_id: u.userId, svc_id: u.svcId, segment })));
     await this.insert('identity_devices', devices.map((d) => ({ app_id: d.appId, device_id: d.deviceId, svc_id: d.svcId, owner: d.owner, version, segment })));
     await this.insert('svc_merges', merges.map((m) => ({ from_svc: m.from, to_svc: m.to, segment })));
-  }
-
-  /** The latest stored profiles of these `svc_id`s (deleted ones left out). */
-  private async storedProfiles(svcIds: Set<number>): Promise<Map<number, Profile>> {
-    const profiles = new Map<number, Profile>();
-    if (svcIds.size === 0) return profiles;
-    const rows = await this.store.query(
-      `SELECT app_id, svc_id, argMax(properties, version) AS properties, argMax(updated_at, version) AS updated_at, argMax(deleted, version) AS deleted
-       FROM profiles WHERE svc_id IN (${integers(svcIds)}) GROUP BY app_id, svc_id`,
-    );
-    for (const row of rows) {
-      if (Number(row.deleted) === 0) profiles.set(Number(row.svc_id), { appId: Number(row.app_id), properties: JSON.parse(row.properties as string) as Properties, updatedAt: Number(row.updated_at) });
-    }
-    return profiles;
-  }
-
-  /**
-   * Merged devices' profiles move to their user (the user's own wins), then the segment's
-   * `$identify` events apply in order: one profile version each, one current row per user.
-   */
-  private async applyUserProfiles(events: ResolvedEvent[], merges: { from: number; to: number }[], segment: string, version: number): Promise<void> {
-    const identifies = events.filter((e) => e.event_type === '$identify' && e.user_properties !== null && !e.skip_user_properties_sync && e.svc_id !== null);
-    const involved = new Set([...merges.flatMap((m) => [m.from, m.to]), ...identifies.map((e) => e.svc_id!)]);
-    const profiles = await this.storedProfiles(involved);
-    const changed = new Map<number, { appId: number; deleted: boolean }>();
-    for (const { from, to } of merges) {
-      const merged = profiles.get(from);
-      if (!merged) continue;
-      if (!profiles.has(to)) {
-        profiles.set(to, merged);
-        changed.set(to, { appId: merged.appId, deleted: false });
-      }
-      profiles.delete(from);
-      changed.set(from, { appId: merged.appId, deleted: true });
-    }
-    const versions: Row[] = [];
-    for (const event of identifies) {
-      const svcId = event.svc_id!;
-      const properties = applyPropertyOperations(profiles.get(svcId)?.properties ?? {}, event.user_properties!);
-      profiles.set(svcId, { appId: event.app_id, properties, updatedAt: event.time });
-      changed.set(svcId, { appId: event.app_id, deleted: false });
-      versions.push({ app_id: event.app_id, svc_id: svcId, ingest_seq: event.ingest_seq, properties: JSON.stringify(properties), segment, ...this.splitVersion(properties) });
-    }
-    await this.insert('profile_versions', versions);
-    await this.insert(
-      'profiles',
-      [...changed].map(([svcId, { appId, deleted }]) => {
-        const profile = profiles.get(svcId);
-        return { app_id: appId, svc_id: svcId, properties: deleted ? '{}' : JSON.stringify(profile!.properties), updated_at: profile?.updatedAt ?? 0, version, deleted: Number(deleted), segment };
-      }),
-    );
-  }
-
-  private async applyGroupProfiles(events: ResolvedEvent[], segment: string, version: number): Promise<void> {
-    const groupEvents = events.filter((e) => e.event_type === '$groupidentify' && e.groups !== null && e.group_properties !== null);
-    if (groupEvents.length === 0) return;
-    const keyOf = (appId: number, type: string, value: string) => JSON.stringify([appId, type, value]);
-    const updates: { appId: number; type: string; value: string; operations: Properties; time: number }[] = [];
-    for (const event of groupEvents) {
-      for (const [type, values] of Object.entries(event.groups!)) {
-        for (const value of Array.isArray(values) ? values : [values]) updates.push({ appId: event.app_id, type, value, operations: event.group_properties!, time: event.time });
-      }
-    }
-    const keys = [...new Map(updates.map((u) => [keyOf(u.appId, u.type, u.value), u])).values()];
-    const stored = await this.store.query(
-      `SELECT app_id, group_type, group_value, argMax(properties, version) AS properties FROM group_profiles
-       WHERE (app_id, group_type, group_value) IN (${keys.map((k) => `(${k.appId}, ${literal(k.type)}, ${literal(k.value)})`).join(', ')})
-       GROUP BY app_id, group_type, group_value`,
-    );
-    const profiles = new Map<string, { appId: number; type: string; value: string; properties: Properties; time: number }>();
-    for (const row of stored) {
-      const key = keyOf(Number(row.app_id), row.group_type as string, row.group_value as string);
-      profiles.set(key, { appId: Number(row.app_id), type: row.group_type as string, value: row.group_value as string, properties: JSON.parse(row.properties as string) as Properties, time: 0 });
-    }
-    for (const update of updates) {
-      const key = keyOf(update.appId, update.type, update.value);
-      const profile = profiles.get(key) ?? { appId: update.appId, type: update.type, value: update.value, properties: {}, time: 0 };
-      profile.properties = applyPropertyOperations(profile.properties, update.operations);
-      profile.time = update.time;
-      profiles.set(key, profile);
-    }
-    await this.insert(
-      'group_profiles',
-      keys.map((k) => {
-        const p = profiles.get(keyOf(k.appId, k.type, k.value))!;
-        return { app_id: p.appId, group_type: p.type, group_value: p.value, properties: JSON.stringify(p.properties), updated_at: p.time, version, segment };
-      }),
-    );
   }
 
   async *recentInsertIds(since: number): AsyncIterable<[number, string, number][]> {
@@ -563,7 +298,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     await this.serial(() => this.catchUp());
     const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
     if (svcId === undefined) return undefined;
-    return (await this.storedProfiles(new Set([svcId]))).get(svcId)?.properties;
+    return (await storedProfiles(this.store, new Set([svcId]))).get(svcId)?.properties;
   }
 
   async groupProfile(appId: number, group: GroupKey): Promise<Properties | undefined> {
@@ -583,7 +318,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       await this.persistIdentities(batch, name, this.lastIngestSeq + 1);
       const version = await this.recordChange(name);
       await this.entities.applyUserMappings(rows);
-      await this.mirrorUserMappings(rows);
+      await this.reporting.mirrorUserMappings(rows);
       batch.commit();
       this.lastIngestSeq = version;
     }));
@@ -629,7 +364,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
         const devices = await this.doomedDevices(appId, svcIds);
         if (devices.length > 0) await this.mutate('identity_devices', `DELETE WHERE app_id = ${Math.trunc(appId)} AND device_id IN (${devices.map(literal).join(', ')})`);
         for (const table of ['events', 'profiles', 'profile_versions', 'identity_users']) await this.mutate(table, `DELETE WHERE ${condition}`);
-        await this.scrubReportingRows(appId, svcIds);
+        await this.reporting.scrub(appId, svcIds);
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));
@@ -639,7 +374,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
 
   async profileProperties(appId: number, svcIds: readonly number[]): Promise<Map<number, Properties>> {
     const properties = new Map<number, Properties>();
-    for (const [svcId, profile] of await this.storedProfiles(new Set(svcIds))) if (profile.appId === appId) properties.set(svcId, profile.properties);
+    for (const [svcId, profile] of await storedProfiles(this.store, new Set(svcIds))) if (profile.appId === appId) properties.set(svcId, profile.properties);
     return properties;
   }
 
@@ -687,91 +422,24 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return this.serial(() => this.store.close());
   }
 
-  /**
-   * Versions of cohort membership and user mapping rows: microseconds of the clock, raised
-   * above the last one given (one process writes them; see tables.ts).
-   */
-  private nextVersion(): number {
-    this.lastVersion = Math.max(Date.now() * 1000, this.lastVersion + 1);
-    return this.lastVersion;
-  }
-
-  /** A profile version's split columns (tables.ts). */
-  private splitVersion(properties: Properties): { property_keys: string[]; property_values: string[] } {
-    const [keys, values] = splitProperties(properties);
-    return { property_keys: keys, property_values: values };
-  }
-
-  /** The mappings as reporting reads them (`entities` keeps the user ids): written after the shared store's. */
-  private async mirrorUserMappings(rows: readonly (readonly [appId: number, from: number, to: number | null, ...unknown[]])[]): Promise<void> {
-    const version = this.nextVersion();
-    await this.insert('user_mappings', rows.map(([appId, from, to]) => ({ app_id: appId, from_svc: from, to_svc: to, version })));
-  }
-
-  /**
-   * The mirror takes the shared store's mappings where they differ: a process that ended
-   * between the two writes of a mapping (or of a scrub) left the mirror behind.
-   */
-  private async reconcileUserMappings(): Promise<void> {
-    const shared = new Map<string, number>();
-    for (const [appId, from, to] of await this.entities.allUserMappings()) shared.set(`${appId}:${from}`, to);
-    const mirrored = await this.store.query('SELECT app_id, from_svc, tupleElement(argMax(tuple(to_svc), version), 1) AS to_svc FROM user_mappings GROUP BY app_id, from_svc');
-    const stale: [number, number, number | null][] = [];
-    for (const row of mirrored) {
-      const key = `${row.app_id}:${row.from_svc}`;
-      const to = row.to_svc === null ? null : Number(row.to_svc);
-      if ((shared.get(key) ?? null) !== to) stale.push([Number(row.app_id), Number(row.from_svc), shared.get(key) ?? null]);
-      shared.delete(key);
-    }
-    for (const [key, to] of shared) {
-      const [appId, from] = key.split(':').map(Number) as [number, number];
-      stale.push([appId, from, to]);
-    }
-    if (stale.length > 0) await this.mirrorUserMappings(stale);
-  }
-
-  /** The deleted users leave their cohorts and mappings (both directions). */
-  private async scrubReportingRows(appId: number, svcIds: number[]): Promise<void> {
-    const project = `app_id = ${Math.trunc(appId)}`;
-    const list = integers(svcIds);
-    await this.mutate('cohort_members', `DELETE WHERE ${project} AND svc_id IN (${list})`);
-    await this.mutate('user_mappings', `DELETE WHERE ${project} AND (from_svc IN (${list}) OR to_svc IN (${list}))`);
-  }
-
-  /** One INSERT (one block, one part: all or nothing) of the rows that take the members from `before` to `after`. */
-  private async writeCohortMembers(appId: number, cohortId: string, before: Set<number>, after: Set<number>): Promise<void> {
-    const version = this.nextVersion();
-    const row = (svcId: number, member: number) => ({ app_id: appId, cohort_id: cohortId, svc_id: svcId, member, version });
-    await this.insert('cohort_members', [...[...before].filter((id) => !after.has(id)).map((id) => row(id, 0)), ...[...after].filter((id) => !before.has(id)).map((id) => row(id, 1))]);
-  }
-
   replaceCohortMembers(appId: number, cohortId: string, svcIds: readonly number[]): Promise<void> {
-    return this.serial(async () => this.writeCohortMembers(appId, cohortId, new Set(await this.readCohortMembers(appId, cohortId)), new Set(svcIds)));
+    return this.serial(async () => this.reporting.writeCohortMembers(appId, cohortId, new Set(await this.reporting.cohortMembers(appId, cohortId)), new Set(svcIds)));
   }
 
   changeCohortMembers(appId: number, cohortId: string, changes: readonly CohortMembershipChange[]): Promise<void> {
     return this.serial(async () => {
-      const before = new Set(await this.readCohortMembers(appId, cohortId));
+      const before = new Set(await this.reporting.cohortMembers(appId, cohortId));
       const after = new Set(before);
       for (const { add, svcIds } of changes) for (const svcId of svcIds) (add ? after.add(svcId) : after.delete(svcId));
-      await this.writeCohortMembers(appId, cohortId, before, after);
+      await this.reporting.writeCohortMembers(appId, cohortId, before, after);
     });
-  }
-
-  private async readCohortMembers(appId: number, cohortId: string): Promise<number[]> {
-    return (await this.store.query(`${currentCohortMembers(appId, cohortId, literal)} ORDER BY svc_id`)).map((r) => Number(r.svc_id));
   }
 
   cohortMembers(appId: number, cohortId: string): Promise<number[]> {
-    return this.serial(() => this.readCohortMembers(appId, cohortId));
+    return this.serial(() => this.reporting.cohortMembers(appId, cohortId));
   }
 
   cohortSizes(appId: number): Promise<Map<string, number>> {
-    return this.serial(async () => {
-      const rows = await this.store.query(
-        `SELECT cohort_id, countIf(member = 1) AS n FROM (SELECT cohort_id, svc_id, argMax(member, version) AS member FROM cohort_members WHERE app_id = ${Math.trunc(appId)} GROUP BY cohort_id, svc_id) GROUP BY cohort_id HAVING n > 0`,
-      );
-      return new Map(rows.map((r) => [r.cohort_id as string, Number(r.n)]));
-    });
+    return this.serial(() => this.reporting.cohortSizes(appId));
   }
 }

@@ -26,7 +26,7 @@ export const SEGMENT_TABLES = ['events', 'identity_users', 'identity_devices', '
 /**
  * What reporting reads next to the events (migration 3): cohort memberships and user mappings,
  * append-only as the tables above. The current state of a key is its row of the highest
- * `version` (the engine's clock, see ClickHouseEngine); a left cohort member is a row with
+ * `version` (the engine's clock, see reporting-rows.ts); a left cohort member is a row with
  * `member = 0`, an unmapped user a row with `to_svc` NULL. The entity store (SqlSession)
  * keeps the mappings' user ids; this mirror holds what the reporting SQL joins.
  */

@@ -1,0 +1,149 @@
+// A journal segment as the ClickHouse engine loads it: its lines kept as byte ranges of the
+// file, scanned once for what the whole-segment steps need, planned (each kept line's
+// ingest_seq and svc_id), then parsed again a chunk at a time into the events' INSERT.
+import { timeSlicer } from '../../shared/time-slice.js';
+import type { IdentityBatch } from '../identity.js';
+import { EVENT_COLUMNS } from '../journal-line.js';
+import type { HeldAttribution, StoredEvent } from '../types.js';
+import type { ResolvedEvent } from './events.js';
+
+export type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
+
+const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
+
+/** A journal line as a record with every event field (the line leaves null fields out); filled in place, no copies. */
+function parseLine(text: string): JournalLine {
+  const line = JSON.parse(text) as Record<string, unknown>;
+  for (const field of EVENT_FIELDS) line[field] ??= null;
+  return line as unknown as JournalLine;
+}
+
+/**
+ * Lines of a segment parsed and encoded at a time while it loads (their objects are what a
+ * load holds at once): fewer hold less heap, more save no time (scripts/bench/engines/segment-memory.mjs).
+ */
+export const LOAD_CHUNK_LINES = 2_000;
+const NEWLINE = 0x0a;
+
+/** A segment's non-empty lines, each a byte range of the file (read once, kept out of the JS heap). */
+export class SegmentLines {
+  readonly count: number;
+  private readonly starts: Float64Array;
+  private readonly ends: Float64Array;
+
+  constructor(private readonly bytes: Buffer) {
+    let newlines = 0;
+    for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) newlines++;
+    this.starts = new Float64Array(newlines + 1);
+    this.ends = new Float64Array(newlines + 1);
+    let count = 0;
+    for (let start = 0; start < bytes.length; ) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      const end = newline === -1 ? bytes.length : newline;
+      if (end > start) {
+        this.starts[count] = start;
+        this.ends[count++] = end;
+      }
+      start = end + 1;
+    }
+    this.count = count;
+  }
+
+  parse(index: number): JournalLine {
+    return parseLine(this.bytes.toString('utf8', this.starts[index], this.ends[index]));
+  }
+}
+
+/**
+ * What the whole-segment steps (dedupe, identities, profiles, holds) need of each line, by
+ * line index: columns of scalars, and whole only the few lines the profile and hold steps read.
+ */
+export interface SegmentScan {
+  appIds: Int32Array;
+  uploadTimes: Float64Array;
+  insertIds: (string | null)[];
+  userIds: (string | null)[];
+  deviceIds: (string | null)[];
+  held: Uint8Array;
+  /** Held and released attributions, `$identify` and `$groupidentify` events. */
+  whole: Map<number, JournalLine>;
+}
+
+export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
+  const slice = timeSlicer();
+  const scan: SegmentScan = {
+    appIds: new Int32Array(lines.count),
+    uploadTimes: new Float64Array(lines.count),
+    insertIds: new Array<string | null>(lines.count),
+    userIds: new Array<string | null>(lines.count),
+    deviceIds: new Array<string | null>(lines.count),
+    held: new Uint8Array(lines.count),
+    whole: new Map(),
+  };
+  for (let index = 0; index < lines.count; index++) {
+    const line = lines.parse(index);
+    scan.appIds[index] = line.app_id;
+    scan.uploadTimes[index] = line.server_upload_time;
+    scan.insertIds[index] = line.insert_id;
+    scan.userIds[index] = line.user_id;
+    scan.deviceIds[index] = line.device_id;
+    scan.held[index] = line.held_attribution ? 1 : 0;
+    if (line.held_attribution || line.released_attribution || line.event_type === '$identify' || line.event_type === '$groupidentify') scan.whole.set(index, line);
+    await slice(index);
+  }
+  return scan;
+}
+
+/** Where each kept line goes, by line index: its ingest_seq (0: dropped as a repeat) and svc_id (NaN: none). */
+export interface SegmentPlan {
+  ingestSeqs: Float64Array;
+  svcIds: Float64Array;
+  held: Uint8Array;
+}
+
+/**
+ * The kept lines' ingest_seqs after `lastIngestSeq` (held ones take theirs too) and canonical
+ * svc_ids resolved in `batch`; how many are events; the last ingest_seq.
+ */
+export async function planSegment(scan: SegmentScan, kept: Uint8Array, batch: IdentityBatch, lastIngestSeq: number): Promise<{ plan: SegmentPlan; eventCount: number; version: number }> {
+  const slice = timeSlicer();
+  const plan: SegmentPlan = { ingestSeqs: new Float64Array(kept.length), svcIds: new Float64Array(kept.length).fill(Number.NaN), held: scan.held };
+  let version = lastIngestSeq;
+  let eventCount = 0;
+  for (let index = 0; index < kept.length; index++) {
+    await slice(index);
+    if (kept[index] === 0) continue;
+    plan.ingestSeqs[index] = ++version;
+    if (scan.held[index] === 1) continue;
+    plan.svcIds[index] = batch.resolve(scan.appIds[index]!, scan.userIds[index] ?? null, scan.deviceIds[index] ?? null) ?? Number.NaN;
+    eventCount++;
+  }
+  // Canonical only once the whole segment's merges are known.
+  for (let index = 0; index < kept.length; index++) if (!Number.isNaN(plan.svcIds[index])) plan.svcIds[index] = batch.canonical(plan.svcIds[index]!);
+  return { plan, eventCount, version };
+}
+
+export const isEvent = (plan: SegmentPlan, index: number) => plan.ingestSeqs[index] !== 0 && plan.held[index] === 0;
+
+/** The line as the event inserted. */
+export function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: number): ResolvedEvent {
+  // The line itself becomes the event (the insert reads the event columns only).
+  const event = line as JournalLine & ResolvedEvent;
+  const svcId = plan.svcIds[index]!;
+  event.svc_id = Number.isNaN(svcId) ? null : svcId;
+  event.ingest_seq = plan.ingestSeqs[index]!;
+  return event;
+}
+
+/** The segment's events a chunk of lines at a time, parsed again when the insert pulls them. */
+export async function* resolvedChunks(lines: SegmentLines, plan: SegmentPlan, chunkLines: number): AsyncGenerator<ResolvedEvent[]> {
+  const slice = timeSlicer();
+  for (let from = 0; from < lines.count; from += chunkLines) {
+    const events: ResolvedEvent[] = [];
+    for (let index = from; index < Math.min(lines.count, from + chunkLines); index++) {
+      if (isEvent(plan, index)) events.push(resolvedEvent(lines.parse(index), plan, index));
+      await slice(index);
+    }
+    yield events;
+  }
+}

@@ -1,0 +1,29 @@
+// The ClickHouse engine's dedupe against other processes: events whose insert_id another
+// process stored within the window (each process's own window drops the repeats it sees).
+import type { ClickHouseEvents } from './events.js';
+import type { SegmentScan } from './segment-lines.js';
+import { integers, literal } from './statements.js';
+
+/** Which lines are not events whose insert_id is stored within `windowMs` before them (1: kept). */
+export async function withoutStoredRepeats(store: ClickHouseEvents, scan: SegmentScan, windowMs: number): Promise<Uint8Array> {
+  const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
+  const kept = new Uint8Array(scan.held.length).fill(1);
+  const candidates: number[] = [];
+  for (let index = 0; index < kept.length; index++) if (scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
+  if (candidates.length === 0) return kept;
+  const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - windowMs;
+  const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
+    WHERE server_upload_time >= ${Math.trunc(since)} AND app_id IN (${integers(new Set(candidates.map((index) => scan.appIds[index]!)))})
+    AND insert_id IN (${candidates.map((index) => literal(scan.insertIds[index]!)).join(', ')}) GROUP BY app_id, insert_id`;
+  // The ids are literals in the query: room for a whole segment's (the defaults, 256 KiB of
+  // text and 50,000 syntax elements, are less than a large segment needs).
+  const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
+  const result = await store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
+  const stored = new Map<string, number>();
+  for (const row of await result.json<Record<string, unknown>>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
+  for (const index of candidates) {
+    const storedAt = stored.get(keyOf(scan.appIds[index]!, scan.insertIds[index]!));
+    if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - windowMs) kept[index] = 0;
+  }
+  return kept;
+}
