@@ -56,10 +56,9 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: 2_048,
 };
 
-// The engine process's priority below the server's: idle, the CPU time the server leaves. A
-// niceness (10) still took the server's CPU for 3-6 ms at each of its wake-ups (Linux lets a
-// running thread finish its slice), and the reporting benchmark's event loop stalled 25-50 ms
-// while queries ran and ingestion continued; idle, 23 ms at most.
+// The engine process's priority below the server's: idle, the CPU time the server leaves. With
+// a niceness the engine still takes the server's CPU at each of its wake-ups (Linux lets a
+// running thread finish its slice), which stalls the server's event loop while queries run.
 export const ENGINE_NICE: Lowering = 'idle';
 
 export interface ServerConfig {

@@ -216,7 +216,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const paths = new Map<string, { methods: string[]; cors: CorsPolicy | undefined; pattern: RegExp }>();
   for (const ref of operations()) {
     if (roles && !roles.has(ref.bundle.hostRole)) continue;
-    // Its validators are compiled now, not by its first request (60-100 ms of the event loop).
+    // Its validators are compiled now, not by its first request, which would hold the event loop.
     compileOperation(ref);
     const rule = credentialRule(ref);
     const cors = ref.bundle.doc['x-svc-cors'] as CorsPolicy | undefined;
@@ -283,7 +283,7 @@ async function answerRequest(ref: OperationRef, rule: CredentialRule, request: F
 
   if (request.body === NOT_UTF8) return rejected(ref, rule, [{ where: 'body', message: 'The request body is not valid UTF-8' }], undefined, caller, receivedAt, options);
   const rawBody = typeof request.body === 'string' ? request.body : undefined;
-  // A JSON body is parsed on a turn of the event loop of its own (500 events: ~3 ms) and
+  // A JSON body is parsed on a turn of the event loop of its own and
   // validated on the next, not in the turn that read its last bytes along with other requests.
   let json: ParsedJson | undefined;
   if (rawBody !== undefined) {

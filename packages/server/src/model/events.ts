@@ -165,7 +165,7 @@ export function uploadProblems(body: unknown, problems: RequestProblem[], rules:
 /**
  * The device_id of an event sent without one: a hash of its user_id. One-shot `hash`, not a
  * `createHash` object per event: those native objects are freed by the GC's weak callbacks,
- * which made scavenges of the ingestion thread last 20-70 ms.
+ * which made the ingestion thread's scavenges long.
  */
 export function deviceIdFor(userId: string): string {
   return hash('sha256', userId, 'hex').slice(0, 32);

@@ -42,8 +42,7 @@ export interface FunnelResult {
 
 /**
  * Times (ms) as paths are counted: a growing typed array. JS arrays grown to a day's 200k paths
- * were large objects of V8's heap, each growth garbage for a full collection: a 3-step funnel
- * of 10M events spent a third of its time in them.
+ * were large objects of V8's heap, each growth garbage for a full collection.
  */
 class TimeList {
   private values: Float64Array<ArrayBuffer> = new Float64Array(0);

@@ -47,7 +47,7 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /**
  * Builds the formatters of `timeZones` before the first report asks: a process's first one loads
- * ICU's zone data, 20-50 ms that held the event loop in the first reporting request.
+ * ICU's zone data, which would hold the event loop in the first reporting request.
  */
 export function prepareTimeZones(timeZones: Iterable<string>): void {
   for (const timeZone of timeZones) zoneOffset(timeZone, 0);

@@ -1,14 +1,13 @@
 // Keys (a project and a string) kept off the JS heap, with numeric values beside them: the
 // sets and maps of millions of ids (insert_ids, user and device ids) that, as JS strings in
-// Maps, every major GC traced (the insert_id window: pauses of 40-100 ms; the identities of
-// 200,000 users: 55-100 ms). Each key's UTF-8 bytes live in blocks of bytes, its project, hash
+// Maps, every major GC traced, pausing the server. Each key's UTF-8 bytes live in blocks of bytes, its project, hash
 // and values in blocks of typed arrays (entry numbers only grow, so dropping the oldest entries
 // frees whole blocks), and open-addressing tables (linear probing, deletion by backward shift,
 // so no tombstones) map hashes to entry numbers. Lookups are exact: a hash match is confirmed
 // on the stored bytes. Growing never stops the event loop for long: storage grows a block at a
 // time and is never copied, and the table is 4096 shards by the hash's top bits, each doubled
-// on its own from its own slots, which keep the hashes (one table of 16 million entries took
-// 2 s to double, in one turn).
+// on its own from its own slots, which keep the hashes (one large table doubled in one turn
+// held the event loop for seconds).
 
 const EMPTY = 0;
 /** The project of a removed entry, left in its block until it is dropped. */

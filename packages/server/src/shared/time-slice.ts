@@ -31,7 +31,7 @@ export type Slicer = (row: number) => Promise<void> | undefined;
 /**
  * Yields to the event loop once a slice of work has run: counted in time, not rows, as a
  * row costs several times more while a query holds the other core, and tens of times more
- * before V8 has compiled the code (64 rows of a server's first upload took 30 ms).
+ * before V8 has compiled the code.
  */
 export function timeSlicer(): Slicer {
   let sliceStart = performance.now();

@@ -38,7 +38,7 @@ const NO_OWNER = 0;
 
 /**
  * Every project's users and devices, off the JS heap (off-heap-keys.ts): as strings in Maps,
- * 200,000 users made each major GC of the server take 55-100 ms.
+ * every major GC of the server would trace them.
  */
 export class Identities {
   /** (project, user_id) → svc_id. */

@@ -3,8 +3,8 @@
 // into the engine in large chunks, then deletes them. A segment that grows past
 // `segmentBytes` is sealed at once, also while a load runs: a load holds one segment in
 // memory, so a slow load (the engine busy with long queries) must not let the next segment
-// grow with the ingestion that arrives meanwhile (seen: the ClickHouse engine's thread ran out
-// of heap on one 160 MB segment, then a larger one); the backlog waits on disk. At start-up,
+// grow with the ingestion that arrives meanwhile (a large segment exhausts the loading
+// thread's heap); the backlog waits on disk. At start-up,
 // segments a crash left behind are loaded unless the engine recorded them as loaded already.
 // A segment the engine refuses is split in halves down to the single records it refuses,
 // which are quarantined (kept aside, logged): one bad record never holds back the others,
@@ -165,7 +165,7 @@ export class JournalledStore implements Store {
   /**
    * Journals the records after those of earlier calls, whose lines may still be encoding:
    * encoding starts on a turn of the event loop of its own (the caller's has run its work)
-   * and yields between slices (the lines of 500 events take ~3 ms).
+   * and yields between slices.
    */
   async append(records: JournalRecord[]): Promise<void> {
     const queued = this.appending.then(async () => {

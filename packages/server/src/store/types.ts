@@ -270,7 +270,7 @@ export interface Engine extends StoreReader, ReportingSource, UserLookups, Delet
   isLoaded(name: string): Promise<boolean>;
   /**
    * `[app_id, insert_id, server_upload_time]` of events received since `since` (ms), in chunks:
-   * 15M ids read as one array held 0.7-1.2 GB of heap while the server started.
+   * read as one array, a week of ids would hold gigabytes of heap while the server starts.
    */
   recentInsertIds(since: number): AsyncIterable<[number, string, number][]>;
   /** The latest carrier of each advertising or vendor id in events received since `since`. */

@@ -34,7 +34,7 @@ function sessionOn(target: Queryable): Omit<SqlSession, 'transaction'> {
 /**
  * Prefixes a script without parameters (the stores' CREATE statements): processes that create
  * the same tables at once take turns, as `IF NOT EXISTS` does not guard concurrent creation
- * (measured: 23 of 60 first uses failed with duplicate keys in pg_class without it). A script
+ * (concurrent first uses fail with duplicate keys in pg_class without it). A script
  * of several statements runs as one transaction, which holds the lock to its end.
  */
 const SCRIPT_LOCK = 'SELECT pg_advisory_xact_lock(7305227001);\n';
@@ -45,8 +45,7 @@ export interface PostgresSession extends SqlSession {
    * holders of one lock take turns, and every statement after the lock sees what the previous
    * holder committed. Counts checked then raised by many processes at once (the reporting
    * limits) need it: a SERIALIZABLE snapshot is taken before the lock is waited for, and the
-   * work after it conflicts with the holder before (measured: 20 admissions at once through
-   * two pools met 30 serialization failures, each a run again, at most ATTEMPTS).
+   * work after it conflicts with the holder before: every such conflict is a run again.
    */
   inTurn<T>(space: number, key: number, work: Work<T>): Promise<T>;
   close(): Promise<void>;

@@ -289,7 +289,7 @@ const SLAB_EVENTS = 1 << 20;
 /**
  * Builds a project's timelines from its events ordered by user, then (time, ingestion order):
  * the users' arrays are views of large slabs, one after the other in the order funnels read
- * them (a pass over 10M events in 200k arrays of their own took 1.6 times as long), then the
+ * them (arrays of their own scatter them in memory, and a pass is slower), then the
  * project's events per type (`TypeColumns`). A user's first append after the build moves its
  * events to arrays of their own.
  */

@@ -1,7 +1,7 @@
 // The storage engine in a child process: loading segments (JSON parsing, identity resolution,
-// appenders or RowBinary encoding) and materializing results held the HTTP thread for
-// 180-750 ms per 50k-event segment. In a worker thread of this process the HTTP thread still
-// stalled up to 80 ms behind it (V8's GC helper threads and the mmap lock are per process), and
+// appenders or RowBinary encoding) and materializing results would hold the HTTP thread. In a
+// worker thread of this process the HTTP thread still stalls behind it (V8's GC helper threads
+// and the mmap lock are per process), and
 // a DuckDB statement ending in a dead thread aborted the server. This process keeps HTTP, the
 // journal and the insert_id window; the engine answers through proxies with the engine's
 // interfaces, at a lower priority. A process that dies is started again (RestartingProcess):
