@@ -5,7 +5,7 @@ import { EntityTables } from '../store/entity-tables.js';
 import type { SqlSession, SqlValue } from '../store/types.js';
 import { type EventTypeEntry, HIDDEN_FLAGS } from './event-types.js';
 import type { Classification, EventPropertyEntry, PropertyDataType, PropertyDefinition } from './properties.js';
-import type { EventTypeFlags, EventTypeNames } from '../model/event-type-names.js';
+import type { EventTypeNames } from '../model/event-type-names.js';
 
 const TAXONOMY_TABLES = `
 CREATE SEQUENCE IF NOT EXISTS event_category_ids START 1;

@@ -1,5 +1,5 @@
 // A thread of the engine's that tallies the second half of a large funnel's users while the
-// engine's own thread tallies the first (timeline-funnel.ts): funnels over the timelines are
+// engine's own thread tallies the first (funnel.ts): funnels over the timelines are
 // plain JS, one core each, and the machines this runs on have two. Small funnels stay in one
 // thread (a message each way costs more than they do). A share the thread fails is tallied by
 // the engine's thread instead (the same answer, later), and the failure is logged.
