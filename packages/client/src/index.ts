@@ -69,7 +69,24 @@ export {
   type UserIdentifier,
 } from './deletion.js';
 export { systemClock, type Clock } from './pacing.js';
-export { ResponseError } from './response-error.js';
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseError,
+  SvcError,
+  TimeoutError,
+  responseError,
+} from './errors.js';
+export type { CallOptions, CallResult, SvcClient } from './client-types.js';
+export { maskBody, maskHeaders, maskUrl, type Logger } from './logging.js';
+export { INITIAL_BACKOFF_MS, MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, backoffMs, isRetryableStatus } from './transport.js';
 export type { ArrayStyle } from './rule-types.js';
 export type * from './taxonomy.js';
 export {

@@ -2,9 +2,9 @@
 // Node-only module (node:zlib): the package build otherwise compiles without Node types.
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { intOption } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import type { SessionReplaysComponents, SessionReplaysPaths } from './generated/roles.js';
-import { ResponseError } from './response-error.js';
+import { responseError } from './errors.js';
 
 type Schemas = SessionReplaysComponents['schemas'];
 type ListQuery = NonNullable<SessionReplaysPaths['/api/1/session-replays']['get']['parameters']['query']>;
@@ -45,11 +45,11 @@ export async function* listReplays(
   const action = 'listing session replays';
   let pageToken: string | undefined;
   do {
-    const { data, error, response } = await client.GET('/api/1/session-replays', {
+    const { data, error, response } = await lenient(client).GET('/api/1/session-replays', {
       params: { query: { ...params, ...(pageToken === undefined ? {} : { page_token: pageToken }) } },
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    if (!data) throw new ResponseError(action, response.status, error);
+    if (!data) throw responseError(action, response.status, error, response.headers);
     yield* data.session_replays;
     pageToken = nextPageToken(data.next_page_token, pageToken, action);
   } while (pageToken !== undefined);
@@ -89,7 +89,7 @@ export async function downloadReplay(client: AppClient, replayId: string, option
   let fileCount = 0;
   let pageToken: string | undefined;
   do {
-    const { data, error, response } = await client.GET('/api/1/session-replays/files', {
+    const { data, error, response } = await lenient(client).GET('/api/1/session-replays/files', {
       params: {
         query: {
           replay_id: replayId,
@@ -100,12 +100,12 @@ export async function downloadReplay(client: AppClient, replayId: string, option
       },
       ...(signal ? { signal } : {}),
     });
-    if (!data) throw new ResponseError(action, response.status, error);
+    if (!data) throw responseError(action, response.status, error, response.headers);
     const first = fileCount;
     const decoded = await mapInOrder(data.files, concurrency, async (link, i) => {
       const file = await fetchFile(link, signal ? { signal } : {});
       const what = `downloading event file ${first + i} of session replay ${replayId}`;
-      if (!file.ok) throw new ResponseError(what, file.status, await file.text());
+      if (!file.ok) throw responseError(what, file.status, await file.text(), file.headers);
       return decodeReplayFile(new Uint8Array(await file.arrayBuffer()), version, what);
     });
     fileCount += data.files.length;
