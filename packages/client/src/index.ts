@@ -129,5 +129,23 @@ export {
   type UploadCohortSummary,
 } from './cohort-upload.js';
 export { parseCsv } from './csv.js';
+export {
+  MAX_DELETION_LISTING_DAYS,
+  listAnnotationCategories,
+  listAnnotations,
+  listCohorts,
+  listDeletionJobs,
+  listEventCategories,
+  listEventProperties,
+  listEventTypes,
+  listUserProperties,
+  type ListAnnotationCategoriesParams,
+  type ListAnnotationsParams,
+  type ListCohortsParams,
+  type ListDeletionJobsParams,
+  type ListEventPropertiesParams,
+  type ListEventTypesParams,
+} from './lists.js';
+export type { ListOptions } from './paging.js';
 export type * from './annotation-types.js';
 export type * from './reporting.js';

@@ -5,6 +5,7 @@ import { intOption } from './batching.js';
 import { lenient, type AppClient } from './clients.js';
 import type { SessionReplaysComponents, SessionReplaysPaths } from './generated/roles.js';
 import { responseError } from './errors.js';
+import { signalInit, tokenPages, type ListOptions } from './paging.js';
 
 type Schemas = SessionReplaysComponents['schemas'];
 type ListQuery = NonNullable<SessionReplaysPaths['/api/1/session-replays']['get']['parameters']['query']>;
@@ -18,19 +19,10 @@ export type ReplayFileVersion = NonNullable<FilesQuery['version']>;
 /** Filters and order of a replay listing; the iterator follows the pages itself. */
 export type ListReplaysParams = Omit<ListQuery, 'page_token'>;
 
-export interface ListReplaysOptions {
-  signal?: AbortSignal;
-}
+export type ListReplaysOptions = ListOptions;
 
 /** Files downloaded at once unless `concurrency` says otherwise. */
 const DEFAULT_FILE_DOWNLOADS_IN_FLIGHT = 4;
-
-/** The token of the next page, or `undefined` at the end; a token that repeats would loop forever. */
-function nextPageToken(token: string | null, previous: string | undefined, action: string): string | undefined {
-  if (token === null) return undefined;
-  if (token === previous) throw new Error(`${action}: the service returned the same next_page_token twice (${token})`);
-  return token;
-}
 
 /**
  * Every session replay of the listing, page after page: `next_page_token` is passed unchanged
@@ -42,17 +34,13 @@ export async function* listReplays(
   params: ListReplaysParams = {},
   options: ListReplaysOptions = {},
 ): AsyncGenerator<SessionReplay, void, undefined> {
-  const action = 'listing session replays';
-  let pageToken: string | undefined;
-  do {
-    const { data, error, response } = await lenient(client).GET('/api/1/session-replays', {
+  const pages = tokenPages('listing session replays', (pageToken) =>
+    lenient(client).GET('/api/1/session-replays', {
       params: { query: { ...params, ...(pageToken === undefined ? {} : { page_token: pageToken }) } },
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    if (!data) throw responseError(action, response.status, error, response.headers);
-    yield* data.session_replays;
-    pageToken = nextPageToken(data.next_page_token, pageToken, action);
-  } while (pageToken !== undefined);
+      ...signalInit(options),
+    }),
+  );
+  for await (const page of pages) yield* page.session_replays;
 }
 
 export interface DownloadReplayOptions {
@@ -87,9 +75,8 @@ export async function downloadReplay(client: AppClient, replayId: string, option
 
   const events: RecordedEvent[] = [];
   let fileCount = 0;
-  let pageToken: string | undefined;
-  do {
-    const { data, error, response } = await lenient(client).GET('/api/1/session-replays/files', {
+  const pages = tokenPages(action, (pageToken) =>
+    lenient(client).GET('/api/1/session-replays/files', {
       params: {
         query: {
           replay_id: replayId,
@@ -98,9 +85,11 @@ export async function downloadReplay(client: AppClient, replayId: string, option
           ...(pageToken === undefined ? {} : { page_token: pageToken }),
         },
       },
-      ...(signal ? { signal } : {}),
-    });
-    if (!data) throw responseError(action, response.status, error, response.headers);
+      ...signalInit(options),
+    }),
+  );
+  // The next page is asked for once this one's files are downloaded: the links expire.
+  for await (const data of pages) {
     const first = fileCount;
     const decoded = await mapInOrder(data.files, concurrency, async (link, i) => {
       const file = await fetchFile(link, signal ? { signal } : {});
@@ -110,8 +99,7 @@ export async function downloadReplay(client: AppClient, replayId: string, option
     });
     fileCount += data.files.length;
     for (const fileEvents of decoded) for (const event of fileEvents) events.push(event);
-    pageToken = nextPageToken(data.next_page_token, pageToken, action);
-  } while (pageToken !== undefined);
+  }
   return events;
 }
 
