@@ -37,7 +37,10 @@ export interface ClientBaseOptions extends SvcCredentials {
    * default 2. Every call can override it.
    */
   maxRetries?: number;
-  /** Milliseconds one attempt may take before it fails with `TimeoutError`; default 60,000. Every call can override it. */
+  /**
+   * Milliseconds one attempt may wait for the answer's headers before it fails with `TimeoutError`;
+   * default 60,000. Every call can override it.
+   */
   timeout?: number;
   /** Told about each request (`debug`), retry (`warn`) and failure (`error`), credentials masked. */
   logger?: Logger;
@@ -124,7 +127,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 /** The non-throwing view of each throwing client, for the helpers that read `{ data, error }`. */
 const lenientViews = new WeakMap<object, object>();
 /** @internal The client as openapi-fetch answers (`{ data, error, response }`), whatever its `throwOnError`. */
-export function lenient<C extends object>(client: C | SvcClient<{}, boolean>): C {
+export function lenient<C extends object>(client: C): C {
   return (lenientViews.get(client) ?? client) as C;
 }
 

@@ -58,6 +58,19 @@ describe('throwOnError: true', () => {
     expect(new E.RateLimitError('x', 429, {}).retryAfter).toBeUndefined();
   });
 
+  it('throws from request() and keeps middleware added with use()', async () => {
+    const { client, fake } = throwing(() => json(404, { code: 404, error: 'gone' }));
+    client.use({ onRequest: ({ request }) => void request.headers.set('X-Trace', 't-1') });
+    await expect(client.request('get', '/api/3/cohorts')).rejects.toBeInstanceOf(E.NotFoundError);
+    expect(fake.calls[0]!.headers.get('x-trace')).toBe('t-1');
+  });
+
+  it('keeps the ResponseError constructor of before: (action, status, body)', () => {
+    const error = new E.ResponseError('reading a file', 500, 'disk on fire');
+    expect(error.message).toBe('reading a file: HTTP 500: disk on fire');
+    expect([error.status, error.body, error.requestId, [...error.headers]]).toEqual([500, 'disk on fire', undefined, []]);
+  });
+
   it('resolves a 2xx with data and the raw Response', async () => {
     const { client } = throwing(() => json(200, { cohorts: [] }, { 'X-Request-Id': 'r-1' }));
     const { data, response } = await client.GET('/api/3/cohorts');
