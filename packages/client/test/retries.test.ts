@@ -45,6 +45,19 @@ describe('retries', () => {
     expect(fake.calls).toHaveLength(3);
   });
 
+  it('retries PUT and DELETE like GET, with the same form body each time', async () => {
+    const put = app(answers(503));
+    const path = { category: 412 };
+    await put.client.PUT('/api/2/taxonomy/category/{category}', { params: { path }, body: { category_name: 'Checkout' } });
+    expect(put.fake.calls.map((call) => [call.method, call.body])).toEqual([
+      ['PUT', 'category_name=Checkout'],
+      ['PUT', 'category_name=Checkout'],
+    ]);
+    const del = app(answers(500, 502));
+    await del.client.DELETE('/api/2/taxonomy/category/{category}', { params: { path } });
+    expect(del.fake.calls.map((call) => call.method)).toEqual(['DELETE', 'DELETE', 'DELETE']);
+  });
+
   it('takes maxRetries from the client and from each call (0: no retry)', async () => {
     const many = app(answers(500, 500, 500, 500), { maxRetries: 4 });
     expect((await listCohorts(many.client)).response.status).toBe(200);
