@@ -45,8 +45,10 @@ export type * from './generated/roles.js';
 export {
   decodeReplayFile,
   downloadReplay,
+  listReplayFiles,
   listReplays,
   type DownloadReplayOptions,
+  type ListReplayFilesOptions,
   type ListReplaysOptions,
   type ListReplaysParams,
   type RecordedEvent,

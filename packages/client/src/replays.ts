@@ -43,6 +43,39 @@ export async function* listReplays(
   for await (const page of pages) yield* page.session_replays;
 }
 
+export interface ListReplayFilesOptions extends ListOptions {
+  /** File format to ask for; default 3. */
+  version?: ReplayFileVersion;
+  /** File links per listed page (1 to 1000); default: the service's (100). */
+  pageSize?: FilesQuery['page_size'];
+}
+
+/** The pages of the file listing of `replayId`, each asked for once the previous one is consumed. */
+function replayFilePages(client: AppClient, replayId: string, options: ListReplayFilesOptions) {
+  return tokenPages(`listing the files of session replay ${replayId}`, (pageToken) =>
+    lenient(client).GET('/api/1/session-replays/files', {
+      params: {
+        query: {
+          replay_id: replayId,
+          version: options.version ?? 3,
+          ...(options.pageSize === undefined ? {} : { page_size: options.pageSize }),
+          ...(pageToken === undefined ? {} : { page_token: pageToken }),
+        },
+      },
+      ...signalInit(options),
+    }),
+  );
+}
+
+/**
+ * The pre-signed links of every event file of `replayId`, in file order, page after page. A
+ * page's links expire 15 minutes after it is listed: fetch them as they come (the next page is
+ * asked for only when this one's links are consumed), without credentials.
+ */
+export async function* listReplayFiles(client: AppClient, replayId: string, options: ListReplayFilesOptions = {}): AsyncGenerator<string, void, undefined> {
+  for await (const page of replayFilePages(client, replayId, options)) yield* page.files;
+}
+
 export interface DownloadReplayOptions {
   /** File format to ask for and decode; default 3. */
   version?: ReplayFileVersion;
@@ -71,23 +104,10 @@ export async function downloadReplay(client: AppClient, replayId: string, option
   const concurrency = intOption(options.concurrency, DEFAULT_FILE_DOWNLOADS_IN_FLIGHT, 'concurrency', 1);
   const fetchFile = options.fetch ?? globalThis.fetch;
   const { signal } = options;
-  const action = `listing the files of session replay ${replayId}`;
 
   const events: RecordedEvent[] = [];
   let fileCount = 0;
-  const pages = tokenPages(action, (pageToken) =>
-    lenient(client).GET('/api/1/session-replays/files', {
-      params: {
-        query: {
-          replay_id: replayId,
-          version,
-          ...(options.pageSize === undefined ? {} : { page_size: options.pageSize }),
-          ...(pageToken === undefined ? {} : { page_token: pageToken }),
-        },
-      },
-      ...signalInit(options),
-    }),
-  );
+  const pages = replayFilePages(client, replayId, { ...options, version });
   // The next page is asked for once this one's files are downloaded: the links expire.
   for await (const data of pages) {
     const first = fileCount;

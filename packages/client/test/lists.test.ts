@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError, PermissionDeniedError, createAppClient, listReplays, type AppClient } from '../src/index.js';
+import { BadRequestError, PermissionDeniedError, createAppClient, listReplayFiles, listReplays, type AppClient } from '../src/index.js';
 import * as L from '../src/lists.js';
 import { fakeClock } from './fake-clock.js';
 import { fakeFetch, json, type Handler } from './fake-fetch.js';
@@ -95,5 +95,21 @@ describe('token-paged listings', () => {
     const replays = await collect(listReplays(client, { sort_order: 'asc' }));
     expect(replays.map((replay) => replay.replay_id)).toEqual(['a/1', 'b/2', 'c/3']);
     expect(fake.calls.map((call) => call.url.searchParams.get('page_token'))).toEqual([null, 'p2', 'p2', 'p3']);
+  });
+
+  it('lists the file links of a replay page by page, with the version and page size on every page', async () => {
+    const { fake, client } = setup((request) =>
+      request.url.searchParams.has('page_token')
+        ? json(200, { files: ['https://files/2'], next_page_token: null })
+        : json(200, { files: ['https://files/0', 'https://files/1'], next_page_token: 'f2' }),
+    );
+    const links = listReplayFiles(client, 'dev/1', { version: 2, pageSize: 2 });
+    expect(await links.next()).toEqual({ done: false, value: 'https://files/0' });
+    expect(fake.calls).toHaveLength(1);
+    expect(await collect(links)).toEqual(['https://files/1', 'https://files/2']);
+    expect(fake.calls.map((call) => call.url.search)).toEqual([
+      '?replay_id=dev%2F1&version=2&page_size=2',
+      '?replay_id=dev%2F1&version=2&page_size=2&page_token=f2',
+    ]);
   });
 });
