@@ -1,3 +1,5 @@
+import { maskBody } from './logging.js';
+
 /**
  * The errors of the client: one base `SvcError`; `ResponseError` and its subclasses for an
  * answer other than 2xx (one class per documented status family); `ConnectionError` and
@@ -142,6 +144,7 @@ function detail(body: unknown): string {
   return typeof body === 'string' && body !== '' ? `: ${body.slice(0, 200)}` : '';
 }
 
+/** What fetch said, credentials masked (some fetch implementations quote the URL). */
 function causeText(cause: unknown): string {
-  return cause instanceof Error && cause.message ? `: ${cause.message}` : '';
+  return cause instanceof Error && cause.message ? `: ${maskBody(cause.message, 500)}` : '';
 }

@@ -38,9 +38,12 @@ export function maskHeaders(headers: Headers): Record<string, string> {
 }
 
 const JSON_SECRET = new RegExp(`("(?:${SECRET_FIELDS.join('|')})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, 'g');
-const FORM_SECRET = new RegExp(`(^|&)(${SECRET_FIELDS.join('|')})=[^&]*`, 'g');
+const FORM_SECRET = new RegExp(`(^|[&?])(${SECRET_FIELDS.join('|')})=[^&#\\s]*`, 'g');
 
-/** A request body (JSON or url-encoded form) with the credential fields masked, cut to `max` characters. */
+/**
+ * A request body (JSON or url-encoded form), or any text that may quote one or a URL (an error
+ * message), with the credential fields masked, cut to `max` characters.
+ */
 export function maskBody(text: string, max = 2000): string {
   const masked = text.replace(JSON_SECRET, `$1"${MASK}"`).replace(FORM_SECRET, `$1$2=${MASK}`);
   return masked.length > max ? `${masked.slice(0, max)}… (${masked.length} characters)` : masked;

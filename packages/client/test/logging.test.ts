@@ -65,6 +65,15 @@ describe('logger', () => {
 });
 
 describe('masking', () => {
+  it('masks a key that a fetch error quotes, in the log and in the error', async () => {
+    const log = recorder();
+    const fetch = () => Promise.reject(new TypeError(`request to http://h/usermap?api_key=${apiKey} failed`));
+    const client = createApiClient({ apiKey, fetch, maxRetries: 0, logger: log.logger });
+    const error = await client.POST('/usermap', { body: { mapping: [] } }).then(() => undefined, (thrown: Error) => thrown);
+    expect(error?.message).toBe('POST /usermap: connection failed: request to http://h/usermap?api_key=*** failed');
+    expectNoCredentials(log.text());
+  });
+
   it('masks the credential fields of JSON and form text and of URLs, and cuts long bodies', () => {
     expect(maskBody('{"api_key": "k\\"x", "events":[]}')).toBe('{"api_key": "***", "events":[]}');
     expect(maskBody('secret_key=s&api_key=k&a=1')).toBe('secret_key=***&api_key=***&a=1');
