@@ -8,6 +8,7 @@ import {
   createIngestClient,
   listCohorts,
   listDeletionJobs,
+  listReplayFiles,
   listReplays,
   uploadEvents,
   type AppClient,
@@ -72,6 +73,9 @@ describe('results', () => {
     const app = createAppClient(credentials);
     expectTypeOf(listCohorts(app)).toEqualTypeOf<AsyncGenerator<Cohort, void, undefined>>();
     expectTypeOf(listDeletionJobs(app, { start_day: '2026-01-01', end_day: '2026-12-31' })).toEqualTypeOf<AsyncGenerator<DeletionJob, void, undefined>>();
+    expectTypeOf(listReplayFiles(app, 'd/1', { version: 2 })).toEqualTypeOf<AsyncGenerator<string, void, undefined>>();
+    // @ts-expect-error version is 2 or 3
+    void listReplayFiles(app, 'd/1', { version: 4 });
     // @ts-expect-error the listing needs both ends of the range
     void listDeletionJobs(app, { start_day: '2026-01-01' });
   });
