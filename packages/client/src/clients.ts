@@ -1,8 +1,13 @@
-import createClient, { type Client, type HeadersOptions, type Middleware } from 'openapi-fetch';
+import createClient, { type HeadersOptions, type Middleware } from 'openapi-fetch';
+import type { CallOptions, SvcClient } from './client-types.js';
+import { responseError } from './errors.js';
 import { operationRules } from './generated/rules.js';
 import { servers } from './generated/servers.js';
 import type { OperationRule, SecuritySchemeRule } from './rule-types.js';
+import type { Logger } from './logging.js';
+import { systemClock, type Clock } from './pacing.js';
 import { basicAuthorization, prepareInit, type PreparableInit } from './serialize.js';
+import { attemptingFetch } from './transport.js';
 import type { ApiClientPaths, AppClientPaths, ExperimentClientPaths, IngestClientPaths } from './types.js';
 
 export type Region = 'standard' | 'eu';
@@ -26,17 +31,40 @@ export interface ClientBaseOptions extends SvcCredentials {
   fetch?: typeof fetch;
   /** Headers sent with every request. */
   headers?: HeadersOptions;
+  /**
+   * Retries of an idempotent request (GET, HEAD, PUT, DELETE, OPTIONS) or an event upload
+   * (`POST /2/httpapi`, `POST /batch`) after 408, 429, 5xx, a failed connection or a timeout;
+   * default 2. Every call can override it.
+   */
+  maxRetries?: number;
+  /**
+   * Milliseconds one attempt may wait for the answer's headers before it fails with `TimeoutError`;
+   * default 60,000. Every call can override it.
+   */
+  timeout?: number;
+  /** Told about each request (`debug`), retry (`warn`) and failure (`error`), credentials masked. */
+  logger?: Logger;
+  /** Time source of the waits between retries (tests pass a fake one). */
+  clock?: Clock;
+  /**
+   * `true`: an answer other than 2xx rejects with the `SvcError` of its status (`NotFoundError`…)
+   * and results always carry `data`. Default `false`: openapi-fetch's `{ data, error, response }`.
+   */
+  throwOnError?: boolean;
 }
 
-export type IngestClientOptions = ClientBaseOptions & { apiKey: string };
-export type AppClientOptions = ClientBaseOptions & { apiKey: string; secretKey: string };
-export type ExperimentClientOptions = ClientBaseOptions & { deploymentKey: string };
-export type ApiClientOptions = ClientBaseOptions & { apiKey: string };
+/** The options of a factory: `throwOnError` as a literal type picks the client's type. */
+type FactoryOptions<Required, Throws extends boolean> = ClientBaseOptions & Required & { throwOnError?: Throws };
 
-export type IngestClient = Client<IngestClientPaths>;
-export type AppClient = Client<AppClientPaths>;
-export type ExperimentClient = Client<ExperimentClientPaths>;
-export type ApiClient = Client<ApiClientPaths>;
+export type IngestClientOptions<Throws extends boolean = boolean> = FactoryOptions<{ apiKey: string }, Throws>;
+export type AppClientOptions<Throws extends boolean = boolean> = FactoryOptions<{ apiKey: string; secretKey: string }, Throws>;
+export type ExperimentClientOptions<Throws extends boolean = boolean> = FactoryOptions<{ deploymentKey: string }, Throws>;
+export type ApiClientOptions<Throws extends boolean = boolean> = FactoryOptions<{ apiKey: string }, Throws>;
+
+export type IngestClient<Throws extends boolean = boolean> = SvcClient<IngestClientPaths, Throws>;
+export type AppClient<Throws extends boolean = boolean> = SvcClient<AppClientPaths, Throws>;
+export type ExperimentClient<Throws extends boolean = boolean> = SvcClient<ExperimentClientPaths, Throws>;
+export type ApiClient<Throws extends boolean = boolean> = SvcClient<ApiClientPaths, Throws>;
 
 type Role = keyof typeof servers;
 
@@ -89,41 +117,83 @@ function authMiddleware(
   };
 }
 
+/** Methods whose requests may be sent twice without harm. */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+/** POSTs that may be sent again: every uploaded event carries an `insert_id`, so a repeat is deduplicated. */
+const RETRY_SAFE_POSTS = new Set(['POST /2/httpapi', 'POST /batch']);
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The non-throwing view of each throwing client, for the helpers that read `{ data, error }`. */
+const lenientViews = new WeakMap<object, object>();
+/** @internal The client as openapi-fetch answers (`{ data, error, response }`), whatever its `throwOnError`. */
+export function lenient<C extends object>(client: C): C {
+  return (lenientViews.get(client) ?? client) as C;
+}
+
+function checkMaxRetries(value: unknown, where: string): number | undefined {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) throw new RangeError(`${where}: maxRetries must be an integer ≥ 0`);
+  return value as number | undefined;
+}
+
+function checkTimeout(value: unknown, where: string): number | undefined {
+  if (value !== undefined && !(typeof value === 'number' && value > 0)) throw new RangeError(`${where}: timeout must be a number of milliseconds > 0`);
+  return value as number | undefined;
+}
+
 /**
- * An openapi-fetch client for one host role whose methods apply the generated operation rules
- * (query/body serialization, API key placement) to each call before openapi-fetch sees it.
+ * A client for one host role over openapi-fetch: each call gets the generated operation rules
+ * (query/body serialization, API key placement) applied to its options, and a fetch that
+ * retries, times out and logs (see `attemptingFetch`). With `throwOnError`, an answer other
+ * than 2xx is thrown as the `SvcError` of its status.
  */
-function createRoleClient<Paths extends {}>(
+function createRoleClient<Paths extends {}, Throws extends boolean>(
   role: string,
-  options: ClientBaseOptions,
+  options: ClientBaseOptions & { throwOnError?: Throws },
   apiKey: string | undefined,
   authorize?: (scheme: SecuritySchemeRule) => string | undefined,
-): Client<Paths> {
+): SvcClient<Paths, Throws> {
   const rules = operationRules[role] ?? {};
+  const maxRetries = checkMaxRetries(options.maxRetries, 'client options') ?? DEFAULT_MAX_RETRIES;
+  const timeout = checkTimeout(options.timeout, 'client options') ?? DEFAULT_TIMEOUT_MS;
+  const clientFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   const base = createClient<Paths>({
     baseUrl: resolveBaseUrl(role, options),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
     ...(options.headers ? { headers: options.headers } : {}),
   });
   if (authorize) base.use(authMiddleware(rules, authorize));
+  const request = (base as unknown as { request: (method: string, url: string, init?: PreparableInit) => Promise<Answer> }).request;
 
-  const prepare = (method: string, path: string, init: PreparableInit | undefined) => {
-    const rule = rules[`${method.toUpperCase()} ${path}`];
-    return rule ? prepareInit(rule, init, apiKey) : init;
+  type Answer = { data?: unknown; error?: unknown; response: Response };
+  const call = async (method: string, path: string, init: (PreparableInit & CallOptions) | undefined, throws: boolean): Promise<Answer> => {
+    const key = `${method.toUpperCase()} ${path}`;
+    const { maxRetries: callRetries, timeout: callTimeout, ...rest } = init ?? {};
+    const rule = rules[key];
+    const prepared: PreparableInit = rule ? prepareInit(rule, rest, apiKey) : rest;
+    prepared.fetch = attemptingFetch({
+      action: key,
+      retryable: IDEMPOTENT.has(method.toUpperCase()) || RETRY_SAFE_POSTS.has(key),
+      maxRetries: checkMaxRetries(callRetries, key) ?? maxRetries,
+      timeout: checkTimeout(callTimeout, key) ?? timeout,
+      fetch: (rest.fetch as typeof clientFetch | undefined) ?? clientFetch,
+      clock: options.clock ?? systemClock,
+      logger: options.logger,
+    });
+    const answer = await request(method, path, prepared);
+    if (throws && !answer.response.ok) throw responseError(key, answer.response.status, answer.error, answer.response.headers);
+    return answer;
   };
-  type AnyMethod = (url: string, init?: PreparableInit) => Promise<unknown>;
-  const loose = base as unknown as Record<(typeof METHODS)[number], AnyMethod> & {
-    request: (method: string, url: string, init?: PreparableInit) => Promise<unknown>;
+
+  const view = (throws: boolean) => {
+    const client: Record<string, unknown> = { use: base.use, eject: base.eject };
+    for (const method of METHODS) client[method] = (url: string, init?: PreparableInit) => call(method, url, init, throws);
+    client.request = (method: string, url: string, init?: PreparableInit) => call(method, url, init, throws);
+    if (apiKey !== undefined) injectedKeys.set(client, apiKey);
+    return client;
   };
-  const wrapped: Record<string, unknown> = { ...base };
-  for (const method of METHODS) {
-    wrapped[method] = (url: string, init?: PreparableInit) => loose[method](url, prepare(method, url, init));
-  }
-  wrapped.request = (method: string, url: string, init?: PreparableInit) =>
-    loose.request(method, url, prepare(method, url, init));
-  const client = wrapped as unknown as Client<Paths>;
-  if (apiKey !== undefined) injectedKeys.set(client, apiKey);
-  return client;
+  const client = view(options.throwOnError === true);
+  if (options.throwOnError === true) lenientViews.set(client, view(false));
+  return client as unknown as SvcClient<Paths, Throws>;
 }
 
 /**
@@ -132,25 +202,27 @@ function createRoleClient<Paths extends {}>(
  * `/batch`, the form of `/groupidentify` and `/attribution` (the query string when an
  * attribution request has no body).
  */
-export function createIngestClient(options: IngestClientOptions): IngestClient {
+export function createIngestClient<Throws extends boolean = false>(options: IngestClientOptions<Throws>): IngestClient<Throws> {
   const apiKey = requireOption(options.apiKey, 'apiKey', 'createIngestClient');
-  return createRoleClient<IngestClientPaths>('ingest', options, apiKey);
+  return createRoleClient<IngestClientPaths, Throws>('ingest', options, apiKey);
 }
 
 /** Client of the application host role: feedback ingestion and the other HTTP Basic groups. */
-export function createAppClient(options: AppClientOptions): AppClient {
+export function createAppClient<Throws extends boolean = false>(options: AppClientOptions<Throws>): AppClient<Throws> {
   const apiKey = requireOption(options.apiKey, 'apiKey', 'createAppClient');
   const secretKey = requireOption(options.secretKey, 'secretKey', 'createAppClient');
   const basic = basicAuthorization(apiKey, secretKey);
-  return createRoleClient<AppClientPaths>('app', options, undefined, (scheme) =>
+  return createRoleClient<AppClientPaths, Throws>('app', options, undefined, (scheme) =>
     scheme.type === 'http' && scheme.scheme === 'basic' ? basic : undefined,
   );
 }
 
 /** Client of the experiment host role (remote evaluation, flag configurations). */
-export function createExperimentClient(options: ExperimentClientOptions): ExperimentClient {
+export function createExperimentClient<Throws extends boolean = false>(
+  options: ExperimentClientOptions<Throws>,
+): ExperimentClient<Throws> {
   const deploymentKey = requireOption(options.deploymentKey, 'deploymentKey', 'createExperimentClient');
-  return createRoleClient<ExperimentClientPaths>('experiment', options, undefined, (scheme) =>
+  return createRoleClient<ExperimentClientPaths, Throws>('experiment', options, undefined, (scheme) =>
     scheme.type === 'apiKey' && scheme.in === 'header' && scheme.param?.toLowerCase() === 'authorization'
       ? `Api-Key ${deploymentKey}`
       : undefined,
@@ -163,7 +235,7 @@ export function createExperimentClient(options: ExperimentClientOptions): Experi
  * query parameter of `/usermap`. No EU-residency server is declared for this role: pass
  * `baseUrl` for one.
  */
-export function createApiClient(options: ApiClientOptions): ApiClient {
+export function createApiClient<Throws extends boolean = false>(options: ApiClientOptions<Throws>): ApiClient<Throws> {
   const apiKey = requireOption(options.apiKey, 'apiKey', 'createApiClient');
-  return createRoleClient<ApiClientPaths>('api', options, apiKey);
+  return createRoleClient<ApiClientPaths, Throws>('api', options, apiKey);
 }

@@ -1,5 +1,5 @@
 import { intOption, sleep as abortableSleep } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import type { CohortExportStatus } from './cohort-types.js';
 import { parseCsv } from './csv.js';
 import type { ErrorBody } from './types.js';
@@ -83,7 +83,7 @@ export async function exportCohort(client: AppClient, cohortId: string, options:
   const { signal } = options;
   const init = signal ? { signal } : {};
 
-  const requested = await client.GET('/api/5/cohorts/request/{id}', {
+  const requested = await lenient(client).GET('/api/5/cohorts/request/{id}', {
     params: {
       path: { id: cohortId },
       query: options.props ? { props: 1, ...(options.propKeys?.length ? { propKeys: [...options.propKeys] } : {}) } : {},
@@ -102,7 +102,7 @@ export async function exportCohort(client: AppClient, cohortId: string, options:
     await wait(interval, signal);
     interval = Math.min(interval * factor, maxInterval);
     polls++;
-    const polled = await client.GET('/api/5/cohorts/request-status/{request_id}', {
+    const polled = await lenient(client).GET('/api/5/cohorts/request-status/{request_id}', {
       params: { path: { request_id: requestId } },
       ...init,
     });
@@ -121,7 +121,7 @@ async function downloadFile(
   options: ExportCohortOptions,
 ): Promise<{ text: string; redirected: boolean }> {
   const get = (redirect: RequestRedirect) =>
-    client.GET('/api/5/cohorts/request/{request_id}/file', {
+    lenient(client).GET('/api/5/cohorts/request/{request_id}/file', {
       params: { path: { request_id: requestId } },
       parseAs: 'text',
       redirect,

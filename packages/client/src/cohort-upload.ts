@@ -1,5 +1,5 @@
 import { intOption } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import {
   MAX_COHORT_SIZE,
   MAX_IDS_PER_REQUEST,
@@ -124,7 +124,7 @@ export async function uploadCohort(
     const ids = upload.ids.slice(part.start, part.end);
     summary.requests++;
     if (index === 0 || upload.skip_save) {
-      const answer = await attempt(() => client.POST('/api/3/cohorts/upload', { body: { ...upload, ids }, ...init }), signal);
+      const answer = await attempt(() => lenient(client).POST('/api/3/cohorts/upload', { body: { ...upload, ids }, ...init }), signal);
       if (answer.failed) return { ...summary, failure: { ...answer.failed, entryIndex: 0, idOffset: part.start } };
       summary.cohortId = answer.data.cohortId;
       summary.matched += answer.data.metadata.matched;
@@ -137,7 +137,7 @@ export async function uploadCohort(
         memberships: [{ ids, id_type: MEMBERSHIP_ID_TYPE[upload.id_type], operation: 'ADD' }],
         ...(upload.skip_invalid_ids !== undefined ? { skip_invalid_ids: upload.skip_invalid_ids } : {}),
       };
-      const answer = await attempt(() => client.POST('/api/3/cohorts/membership', { body, ...init }), signal);
+      const answer = await attempt(() => lenient(client).POST('/api/3/cohorts/membership', { body, ...init }), signal);
       if (answer.failed) return { ...summary, failure: { ...answer.failed, entryIndex: 0, idOffset: part.start } };
       summary.invalidIds.push(...answer.data.memberships_result.flatMap((result) => result.skipped_ids));
     }
@@ -208,7 +208,7 @@ export async function updateCohortMembership(
       ...(options.skip_invalid_ids !== undefined ? { skip_invalid_ids: options.skip_invalid_ids } : {}),
     };
     summary.requests++;
-    const answer = await attempt(() => client.POST('/api/3/cohorts/membership', { body, ...(signal ? { signal } : {}) }), signal);
+    const answer = await attempt(() => lenient(client).POST('/api/3/cohorts/membership', { body, ...(signal ? { signal } : {}) }), signal);
     if (answer.failed) {
       const [first] = slices;
       return { ...summary, failure: { ...answer.failed, entryIndex: first!.entryIndex, idOffset: first!.start } };

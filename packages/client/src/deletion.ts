@@ -1,5 +1,5 @@
 import { RETRY_STATUSES, intOption, type BatchFailure } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import type { DeletionComponents } from './generated/roles.js';
 import { createPacer, systemClock, type Clock } from './pacing.js';
 import type { ErrorBody } from './types.js';
@@ -122,7 +122,7 @@ export async function deleteUsers(
       let error: unknown;
       let response: Response | undefined;
       try {
-        const answer = await client.POST('/api/2/deletions/users', { body, ...(signal ? { signal } : {}) });
+        const answer = await lenient(client).POST('/api/2/deletions/users', { body, ...(signal ? { signal } : {}) });
         response = answer.response;
         status = response.status;
         if (answer.data !== undefined) {

@@ -1,5 +1,5 @@
 import { intOption, planBatches, runBatches, type BatchFailure, type SendOutcome } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import { utf8Length } from './serialize.js';
 import type { ErrorBody, FeedbackIngestResult, FeedbackItem, FeedbackItemError, ValidationError } from './types.js';
 
@@ -61,7 +61,7 @@ export async function ingestFeedback(
 
   const summary: IngestFeedbackSummary = { requests: 0, ingested: 0, failed: 0, errors: [], failures: [] };
   const send = async (indexes: number[]): Promise<SendOutcome<FeedbackIngestResult, FeedbackErrorBody>> => {
-    const { data, error, response } = await client.POST('/api/1/ai-feedback/ingest', {
+    const { data, error, response } = await lenient(client).POST('/api/1/ai-feedback/ingest', {
       body: { source_id: sourceId, items: indexes.map((i) => items[i]!) },
       ...(options.signal ? { signal: options.signal } : {}),
     });

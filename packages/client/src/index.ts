@@ -45,8 +45,10 @@ export type * from './generated/roles.js';
 export {
   decodeReplayFile,
   downloadReplay,
+  listReplayFiles,
   listReplays,
   type DownloadReplayOptions,
+  type ListReplayFilesOptions,
   type ListReplaysOptions,
   type ListReplaysParams,
   type RecordedEvent,
@@ -69,7 +71,24 @@ export {
   type UserIdentifier,
 } from './deletion.js';
 export { systemClock, type Clock } from './pacing.js';
-export { ResponseError } from './response-error.js';
+export {
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  ConnectionError,
+  InternalServerError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseError,
+  SvcError,
+  TimeoutError,
+  responseError,
+} from './errors.js';
+export type { CallOptions, CallResult, SvcClient } from './client-types.js';
+export { maskBody, maskHeaders, maskUrl, type Logger } from './logging.js';
+export { INITIAL_BACKOFF_MS, MAX_BACKOFF_MS, MAX_RETRY_AFTER_MS, backoffMs, isRetryableStatus } from './transport.js';
 export type { ArrayStyle } from './rule-types.js';
 export type * from './taxonomy.js';
 export {
@@ -112,5 +131,23 @@ export {
   type UploadCohortSummary,
 } from './cohort-upload.js';
 export { parseCsv } from './csv.js';
+export {
+  MAX_DELETION_LISTING_DAYS,
+  listAnnotationCategories,
+  listAnnotations,
+  listCohorts,
+  listDeletionJobs,
+  listEventCategories,
+  listEventProperties,
+  listEventTypes,
+  listUserProperties,
+  type ListAnnotationCategoriesParams,
+  type ListAnnotationsParams,
+  type ListCohortsParams,
+  type ListDeletionJobsParams,
+  type ListEventPropertiesParams,
+  type ListEventTypesParams,
+} from './lists.js';
+export type { ListOptions } from './paging.js';
 export type * from './annotation-types.js';
 export type * from './reporting.js';

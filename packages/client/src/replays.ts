@@ -2,9 +2,10 @@
 // Node-only module (node:zlib): the package build otherwise compiles without Node types.
 import { gunzipSync, inflateSync } from 'node:zlib';
 import { intOption } from './batching.js';
-import type { AppClient } from './clients.js';
+import { lenient, type AppClient } from './clients.js';
 import type { SessionReplaysComponents, SessionReplaysPaths } from './generated/roles.js';
-import { ResponseError } from './response-error.js';
+import { responseError } from './errors.js';
+import { signalInit, tokenPages, type ListOptions } from './paging.js';
 
 type Schemas = SessionReplaysComponents['schemas'];
 type ListQuery = NonNullable<SessionReplaysPaths['/api/1/session-replays']['get']['parameters']['query']>;
@@ -18,19 +19,10 @@ export type ReplayFileVersion = NonNullable<FilesQuery['version']>;
 /** Filters and order of a replay listing; the iterator follows the pages itself. */
 export type ListReplaysParams = Omit<ListQuery, 'page_token'>;
 
-export interface ListReplaysOptions {
-  signal?: AbortSignal;
-}
+export type ListReplaysOptions = ListOptions;
 
 /** Files downloaded at once unless `concurrency` says otherwise. */
 const DEFAULT_FILE_DOWNLOADS_IN_FLIGHT = 4;
-
-/** The token of the next page, or `undefined` at the end; a token that repeats would loop forever. */
-function nextPageToken(token: string | null, previous: string | undefined, action: string): string | undefined {
-  if (token === null) return undefined;
-  if (token === previous) throw new Error(`${action}: the service returned the same next_page_token twice (${token})`);
-  return token;
-}
 
 /**
  * Every session replay of the listing, page after page: `next_page_token` is passed unchanged
@@ -42,17 +34,46 @@ export async function* listReplays(
   params: ListReplaysParams = {},
   options: ListReplaysOptions = {},
 ): AsyncGenerator<SessionReplay, void, undefined> {
-  const action = 'listing session replays';
-  let pageToken: string | undefined;
-  do {
-    const { data, error, response } = await client.GET('/api/1/session-replays', {
+  const pages = tokenPages('listing session replays', (pageToken) =>
+    lenient(client).GET('/api/1/session-replays', {
       params: { query: { ...params, ...(pageToken === undefined ? {} : { page_token: pageToken }) } },
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    if (!data) throw new ResponseError(action, response.status, error);
-    yield* data.session_replays;
-    pageToken = nextPageToken(data.next_page_token, pageToken, action);
-  } while (pageToken !== undefined);
+      ...signalInit(options),
+    }),
+  );
+  for await (const page of pages) yield* page.session_replays;
+}
+
+export interface ListReplayFilesOptions extends ListOptions {
+  /** File format to ask for; default 3. */
+  version?: ReplayFileVersion;
+  /** File links per listed page (1 to 1000); default: the service's (100). */
+  pageSize?: FilesQuery['page_size'];
+}
+
+/** The pages of the file listing of `replayId`, each asked for once the previous one is consumed. */
+function replayFilePages(client: AppClient, replayId: string, options: ListReplayFilesOptions) {
+  return tokenPages(`listing the files of session replay ${replayId}`, (pageToken) =>
+    lenient(client).GET('/api/1/session-replays/files', {
+      params: {
+        query: {
+          replay_id: replayId,
+          version: options.version ?? 3,
+          ...(options.pageSize === undefined ? {} : { page_size: options.pageSize }),
+          ...(pageToken === undefined ? {} : { page_token: pageToken }),
+        },
+      },
+      ...signalInit(options),
+    }),
+  );
+}
+
+/**
+ * The pre-signed links of every event file of `replayId`, in file order, page after page. A
+ * page's links expire 15 minutes after it is listed: fetch them as they come (the next page is
+ * asked for only when this one's links are consumed), without credentials.
+ */
+export async function* listReplayFiles(client: AppClient, replayId: string, options: ListReplayFilesOptions = {}): AsyncGenerator<string, void, undefined> {
+  for await (const page of replayFilePages(client, replayId, options)) yield* page.files;
 }
 
 export interface DownloadReplayOptions {
@@ -83,35 +104,22 @@ export async function downloadReplay(client: AppClient, replayId: string, option
   const concurrency = intOption(options.concurrency, DEFAULT_FILE_DOWNLOADS_IN_FLIGHT, 'concurrency', 1);
   const fetchFile = options.fetch ?? globalThis.fetch;
   const { signal } = options;
-  const action = `listing the files of session replay ${replayId}`;
 
   const events: RecordedEvent[] = [];
   let fileCount = 0;
-  let pageToken: string | undefined;
-  do {
-    const { data, error, response } = await client.GET('/api/1/session-replays/files', {
-      params: {
-        query: {
-          replay_id: replayId,
-          version,
-          ...(options.pageSize === undefined ? {} : { page_size: options.pageSize }),
-          ...(pageToken === undefined ? {} : { page_token: pageToken }),
-        },
-      },
-      ...(signal ? { signal } : {}),
-    });
-    if (!data) throw new ResponseError(action, response.status, error);
+  const pages = replayFilePages(client, replayId, { ...options, version });
+  // The next page is asked for once this one's files are downloaded: the links expire.
+  for await (const data of pages) {
     const first = fileCount;
     const decoded = await mapInOrder(data.files, concurrency, async (link, i) => {
       const file = await fetchFile(link, signal ? { signal } : {});
       const what = `downloading event file ${first + i} of session replay ${replayId}`;
-      if (!file.ok) throw new ResponseError(what, file.status, await file.text());
+      if (!file.ok) throw responseError(what, file.status, await file.text(), file.headers);
       return decodeReplayFile(new Uint8Array(await file.arrayBuffer()), version, what);
     });
     fileCount += data.files.length;
     for (const fileEvents of decoded) for (const event of fileEvents) events.push(event);
-    pageToken = nextPageToken(data.next_page_token, pageToken, action);
-  } while (pageToken !== undefined);
+  }
   return events;
 }
 

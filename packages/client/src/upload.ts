@@ -1,5 +1,5 @@
 import { batchBytes, intOption, planBatches, runBatches, type BatchFailure, type SendOutcome } from './batching.js';
-import { injectedApiKey, type IngestClient } from './clients.js';
+import { injectedApiKey, lenient, type IngestClient } from './clients.js';
 import { utf8Length } from './serialize.js';
 import type {
   ErrorBody,
@@ -94,9 +94,12 @@ export async function uploadEvents(
     const init = {
       body: { events: indexes.map((i) => events[i]!), ...(uploadOptions ? { options: uploadOptions } : {}) },
       ...(options.signal ? { signal: options.signal } : {}),
+      // runBatches retries (and halves after 413) itself.
+      maxRetries: 0,
     };
+    const ingest = lenient(client);
     const { data, error, response } =
-      path === '/batch' ? await client.POST('/batch', init) : await client.POST('/2/httpapi', init);
+      path === '/batch' ? await ingest.POST('/batch', init) : await ingest.POST('/2/httpapi', init);
     return { status: response.status, data, error: error as UploadErrorBody | undefined };
   };
   const { requests, failures } = await runBatches(

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planIdRequests } from '../src/cohort-upload.js';
 import {
   CohortExportError,
+  ConnectionError,
   createAppClient,
   exportCohort,
   parseCohortCsv,
@@ -262,7 +263,8 @@ describe('uploadCohort', () => {
     });
     const summary = await uploadCohort(client, upload(2));
     expect(summary.failure).toMatchObject({ status: null, idOffset: 0 });
-    expect(summary.failure?.error).toBeInstanceOf(TypeError);
+    expect(summary.failure?.error).toBeInstanceOf(ConnectionError);
+    expect((summary.failure?.error as ConnectionError).cause).toBeInstanceOf(TypeError);
     expect(summary.cohortId).toBeNull();
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAppClient, deleteUsers, type DeletionJob, type UserIdentifier } from '../src/index.js';
+import { ConnectionError, createAppClient, deleteUsers, type DeletionJob, type UserIdentifier } from '../src/index.js';
 import { fakeClock } from './fake-clock.js';
 import { fakeFetch, json, type Handler } from './fake-fetch.js';
 
@@ -129,7 +129,8 @@ describe('deleteUsers', () => {
     expect(summary.requests).toBe(3);
     expect(summary.failures).toHaveLength(1);
     expect(summary.failures[0]).toMatchObject({ status: null, indexes: [0], ids: [7], attempts: 3 });
-    expect(summary.failures[0]!.error).toBeInstanceOf(TypeError);
+    expect(summary.failures[0]!.error).toBeInstanceOf(ConnectionError);
+    expect((summary.failures[0]!.error as ConnectionError).cause).toBeInstanceOf(TypeError);
   });
 
   it('collects invalid IDs: those of a job, and with delete_from_org those every job of the request lists', async () => {

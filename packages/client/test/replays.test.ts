@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
+  NotFoundError,
   ResponseError,
   createAppClient,
   decodeReplayFile,
@@ -138,9 +139,10 @@ describe('downloadReplay', () => {
     ]);
   });
 
-  it('throws a ResponseError for a replay without data and for a link the storage refuses', async () => {
+  it('throws a NotFoundError (a ResponseError) for a replay without data and a ResponseError for a link the storage refuses', async () => {
     const missing = fakeFetch(() => json(404, { code: 404, error: `No session replay data for replay_id ${replayId}` }));
     await expect(downloadReplay(app(missing.fetch), replayId)).rejects.toMatchObject({ name: 'ResponseError', status: 404 });
+    await expect(downloadReplay(app(missing.fetch), replayId)).rejects.toBeInstanceOf(NotFoundError);
 
     const { api } = replayServer([fileV3(events(0))], 10);
     const expired = fakeFetch(() => new Response('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>', { status: 403 }));

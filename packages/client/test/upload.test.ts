@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAppClient, createIngestClient, ingestFeedback, uploadEvents, type EventRecord, type FeedbackItem } from '../src/index.js';
+import { ConnectionError, createAppClient, createIngestClient, ingestFeedback, uploadEvents, type EventRecord, type FeedbackItem } from '../src/index.js';
 import { fakeFetch, json, utf8Bytes, type Recorded } from './fake-fetch.js';
 
 const apiKey = 'proj-key-123';
@@ -120,7 +120,8 @@ describe('uploadEvents', () => {
     expect(calls).toBe(2);
     expect(summary.failures).toHaveLength(1);
     expect(summary.failures[0]).toMatchObject({ status: null, indexes: [0, 1], attempts: 2 });
-    expect(summary.failures[0]!.error).toBeInstanceOf(TypeError);
+    expect(summary.failures[0]!.error).toBeInstanceOf(ConnectionError);
+    expect((summary.failures[0]!.error as ConnectionError).cause).toBeInstanceOf(TypeError);
   });
 
   it('sends one request at a time by default and at most `concurrency` at once otherwise', async () => {

@@ -1,0 +1,102 @@
+// `for await` over the listings of the application host that are answered in one page
+// (cohorts, annotations, annotation categories, taxonomy) and over deletion jobs, whose
+// listing takes a range of days of at most six months: a longer range is walked window by window.
+import type { Annotation, AnnotationCategory } from './annotation-types.js';
+import { lenient, type AppClient } from './clients.js';
+import type { Cohort } from './cohort-types.js';
+import type { DeletionJob } from './deletion.js';
+import { listed, signalInit, type ListOptions } from './paging.js';
+import type { TaxonomyEventCategory, TaxonomyEventProperty, TaxonomyEventType, TaxonomyUserProperty } from './taxonomy.js';
+import type { AppClientPaths } from './types.js';
+
+/** The query parameters of the GET of `Path` on the application host. */
+type Query<Path extends keyof AppClientPaths> = AppClientPaths[Path] extends { get: { parameters: { query?: infer Q } } } ? NonNullable<Q> : never;
+
+export type ListCohortsParams = Query<'/api/3/cohorts'>;
+export type ListAnnotationsParams = Query<'/api/3/annotations'>;
+export type ListAnnotationCategoriesParams = Query<'/api/3/annotation-categories'>;
+export type ListEventTypesParams = Query<'/api/2/taxonomy/event'>;
+export type ListEventPropertiesParams = Query<'/api/2/taxonomy/event-property'>;
+export type ListDeletionJobsParams = Query<'/api/2/deletions/users'>;
+
+type Items<T> = AsyncGenerator<T, void, undefined>;
+
+const withQuery = <Q>(query: Q, options: ListOptions) => ({ params: { query }, ...signalInit(options) });
+
+/** Every cohort of the project (`includeSyncInfo` adds each cohort's syncs). */
+export function listCohorts(client: AppClient, params: ListCohortsParams = {}, options: ListOptions = {}): Items<Cohort> {
+  return listed('listing cohorts', () => lenient(client).GET('/api/3/cohorts', withQuery(params, options)), (data) => data.cohorts);
+}
+
+/** Every event category of the tracking plan. */
+export function listEventCategories(client: AppClient, options: ListOptions = {}): Items<TaxonomyEventCategory> {
+  return listed('listing event categories', () => lenient(client).GET('/api/2/taxonomy/category', signalInit(options)), (data) => data.data);
+}
+
+/**
+ * Every annotation, filtered by `category`, `chart_id`, `start` and `end` (the service answers
+ * 409, `ConflictError`, when `category` and `chart_id` are both given).
+ */
+export function listAnnotations(client: AppClient, params: ListAnnotationsParams = {}, options: ListOptions = {}): Items<Annotation> {
+  return listed('listing annotations', () => lenient(client).GET('/api/3/annotations', withQuery(params, options)), (data) => data.data);
+}
+
+/** Every user property of the tracking plan. */
+export function listUserProperties(client: AppClient, options: ListOptions = {}): Items<TaxonomyUserProperty> {
+  return listed('listing user properties', () => lenient(client).GET('/api/2/taxonomy/user-property', signalInit(options)), (data) => data.data);
+}
+
+/** Every annotation category (or the one named `category`). */
+export function listAnnotationCategories(
+  client: AppClient,
+  params: ListAnnotationCategoriesParams = {},
+  options: ListOptions = {},
+): Items<AnnotationCategory> {
+  const get = () => lenient(client).GET('/api/3/annotation-categories', withQuery(params, options));
+  return listed('listing annotation categories', get, (data) => data.data);
+}
+
+/** Every event type of the tracking plan; `showDeleted` includes the deleted ones. */
+export function listEventTypes(client: AppClient, params: ListEventTypesParams = {}, options: ListOptions = {}): Items<TaxonomyEventType> {
+  return listed('listing event types', () => lenient(client).GET('/api/2/taxonomy/event', withQuery(params, options)), (data) => data.data);
+}
+
+/**
+ * Every event property: of `event_type` (its own and the shared ones it uses), else the
+ * shared ones; `event_property` keeps the one of that name.
+ */
+export function listEventProperties(client: AppClient, params: ListEventPropertiesParams = {}, options: ListOptions = {}): Items<TaxonomyEventProperty> {
+  const get = () => lenient(client).GET('/api/2/taxonomy/event-property', withQuery(params, options));
+  return listed('listing event properties', get, (data) => data.data);
+}
+
+const DAY_MS = 86_400_000;
+/** Days one deletion listing spans at most past its first day: within "six months" whichever months. */
+export const MAX_DELETION_LISTING_DAYS = 180;
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** `start_day`…`end_day` cut into listings of at most `MAX_DELETION_LISTING_DAYS` + 1 days; as it is when it is not a range of days. */
+function deletionWindows(params: ListDeletionJobsParams): ListDeletionJobsParams[] {
+  const first = Date.parse(`${params.start_day}T00:00:00Z`);
+  const last = Date.parse(`${params.end_day}T00:00:00Z`);
+  if (Number.isNaN(first) || Number.isNaN(last) || last < first) return [params];
+  const windows: ListDeletionJobsParams[] = [];
+  for (let from = first; from <= last; from += (MAX_DELETION_LISTING_DAYS + 1) * DAY_MS) {
+    windows.push({ start_day: day(from), end_day: day(Math.min(last, from + MAX_DELETION_LISTING_DAYS * DAY_MS)) });
+  }
+  return windows;
+}
+
+/**
+ * Every deletion job whose `day` lies in `start_day`…`end_day` (inclusive), in day order. A
+ * range longer than one listing allows is asked for in consecutive windows of at most 181
+ * days, the next once the previous one's jobs are consumed. Days that are not `YYYY-MM-DD`
+ * go to the service as they are (which answers 400: `BadRequestError`).
+ */
+export async function* listDeletionJobs(client: AppClient, params: ListDeletionJobsParams, options: ListOptions = {}): Items<DeletionJob> {
+  for (const query of deletionWindows(params)) {
+    const get = () => lenient(client).GET('/api/2/deletions/users', withQuery(query, options));
+    yield* listed(`listing deletion jobs from ${query.start_day} to ${query.end_day}`, get, (jobs) => jobs);
+  }
+}
