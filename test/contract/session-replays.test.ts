@@ -132,9 +132,9 @@ describe('downloadReplay against the mock, files served locally', () => {
     expect(served.sort()).toEqual(links.map((link) => new URL(link).pathname).sort());
   });
 
-  test('a replay the mock has no data for is a ResponseError 404', async () => {
+  test('a replay the mock has no data for is a NotFoundError (404)', async () => {
     const notFound = createAppClient({ baseUrl: inject('mockUrls').app!, apiKey: API_KEY, secretKey: 's', headers: { Prefer: 'code=404' } });
-    await expect(downloadReplay(notFound, replayId, { fetch: storageFetch })).rejects.toMatchObject({ name: 'ResponseError', status: 404 });
+    await expect(downloadReplay(notFound, replayId, { fetch: storageFetch })).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
   });
 });
 

@@ -35,7 +35,8 @@ const fetchAndKeep: typeof fetch = async (input, init) => {
   });
   return recorder.fetch(request);
 };
-const app = createAppClient({ apiKey: API_KEY, secretKey: 'secret-key-0123', baseUrl: inject('mockUrls').app, fetch: fetchAndKeep });
+// Every documented status is forced, 429 included: no retries, which would wait its Retry-After.
+const app = createAppClient({ apiKey: API_KEY, secretKey: 'secret-key-0123', baseUrl: inject('mockUrls').app, fetch: fetchAndKeep, maxRetries: 0 });
 
 /** operationId → method and path template, read from the bundle. */
 const templates = new Map(

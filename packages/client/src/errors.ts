@@ -33,9 +33,8 @@ export class SvcError extends Error {
 
 /**
  * An answer other than 2xx (or a file that cannot be read). The client throws the subclass of
- * the status family (`NotFoundError`…), this class itself for an undocumented status. Every one
- * keeps the `name` `ResponseError` that code written before the subclasses matches on: tell
- * them apart with `instanceof` or `status`.
+ * the status family (`NotFoundError`…), this class itself for an undocumented status. Each class has
+ * its own `name`; `instanceof ResponseError` holds for all of them.
  */
 export class ResponseError<Body = unknown, Status extends number = number> extends SvcError {
   override name = 'ResponseError';
@@ -49,6 +48,7 @@ export class ResponseError<Body = unknown, Status extends number = number> exten
 
 /** 400: the request is invalid; `issues` / `missing_field` when the body names them. */
 export class BadRequestError<Body = unknown> extends ResponseError<Body, 400> {
+  override name = 'BadRequestError';
   /** Every problem found (bodies of the `ValidationError` shape). */
   readonly issues: unknown[] | undefined;
   /** The request-level field that is missing (event uploads). */
@@ -63,21 +63,32 @@ export class BadRequestError<Body = unknown> extends ResponseError<Body, 400> {
 }
 
 /** 401: credentials missing or wrong. */
-export class AuthenticationError<Body = unknown> extends ResponseError<Body, 401> {}
+export class AuthenticationError<Body = unknown> extends ResponseError<Body, 401> {
+  override name = 'AuthenticationError';
+}
 /** 403: the credentials do not allow this (e.g. taxonomy outside the Enterprise plan). */
-export class PermissionDeniedError<Body = unknown> extends ResponseError<Body, 403> {}
+export class PermissionDeniedError<Body = unknown> extends ResponseError<Body, 403> {
+  override name = 'PermissionDeniedError';
+}
 /** 404: no such resource. */
-export class NotFoundError<Body = unknown> extends ResponseError<Body, 404> {}
+export class NotFoundError<Body = unknown> extends ResponseError<Body, 404> {
+  override name = 'NotFoundError';
+}
 /**
  * 409: the request conflicts with the resource's state (a name taken, a job already
  * submitted, an export not completed yet). Not retried: the specs never call it transient.
  */
-export class ConflictError<Body = unknown> extends ResponseError<Body, 409> {}
+export class ConflictError<Body = unknown> extends ResponseError<Body, 409> {
+  override name = 'ConflictError';
+}
 /** 413: the body is too large; split it. */
-export class PayloadTooLargeError<Body = unknown> extends ResponseError<Body, 413> {}
+export class PayloadTooLargeError<Body = unknown> extends ResponseError<Body, 413> {
+  override name = 'PayloadTooLargeError';
+}
 
 /** 429: `retryAfter` is the answer's `Retry-After` in seconds (an HTTP date counts from now). */
 export class RateLimitError<Body = unknown> extends ResponseError<Body, 429> {
+  override name = 'RateLimitError';
   readonly retryAfter: number | undefined;
 
   constructor(action: string, status: number, body: Body, headers?: Headers) {
@@ -88,7 +99,9 @@ export class RateLimitError<Body = unknown> extends ResponseError<Body, 429> {
 }
 
 /** Any 5xx answer. */
-export class InternalServerError<Body = unknown> extends ResponseError<Body> {}
+export class InternalServerError<Body = unknown> extends ResponseError<Body> {
+  override name = 'InternalServerError';
+}
 
 /** No answer: the connection failed (the fetch rejected); `cause` is what fetch threw. */
 export class ConnectionError extends SvcError {

@@ -141,7 +141,7 @@ describe('downloadReplay', () => {
 
   it('throws a NotFoundError (a ResponseError) for a replay without data and a ResponseError for a link the storage refuses', async () => {
     const missing = fakeFetch(() => json(404, { code: 404, error: `No session replay data for replay_id ${replayId}` }));
-    await expect(downloadReplay(app(missing.fetch), replayId)).rejects.toMatchObject({ name: 'ResponseError', status: 404 });
+    await expect(downloadReplay(app(missing.fetch), replayId)).rejects.toMatchObject({ name: 'NotFoundError', status: 404 });
     await expect(downloadReplay(app(missing.fetch), replayId)).rejects.toBeInstanceOf(NotFoundError);
 
     const { api } = replayServer([fileV3(events(0))], 10);
