@@ -32,7 +32,7 @@ describe('throwOnError: true', () => {
     expect(error).toBeInstanceOf(E.ResponseError);
     expect(error).toBeInstanceOf(E.SvcError);
     const svc = error as E.SvcError;
-    expect(svc.name).toBe('ResponseError');
+    expect(svc.name).toBe(Class.name);
     expect(svc.status).toBe(status);
     expect(svc.body).toEqual(body);
     expect(svc.headers.get('content-type')).toBe('application/json');
