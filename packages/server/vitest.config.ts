@@ -19,6 +19,7 @@ const ENGINE_TESTS = [
   'delivery-metrics/event-streaming',
   'delivery-metrics/event-streaming-restart',
   'experiment/experiment',
+  'export/export',
   'feedback/feedback',
   'reporting/funnel-semantics',
   'ingestion/ingestion',

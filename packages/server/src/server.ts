@@ -25,6 +25,7 @@ import { SignedLinks } from './shared/signed-links.js';
 import { ReplayHandlers, rejectReplayFileLink } from './session-replays/handlers.js';
 import { ReplayStore } from './session-replays/store.js';
 import { DeletionHandlers } from './deletion/handlers.js';
+import { ExportHandlers } from './export/handlers.js';
 import { DeliveryMetricsHandlers } from './delivery-metrics/handlers.js';
 import { MetricsLimits, type MetricsLimitFigures } from './delivery-metrics/limits.js';
 import { StreamStore } from './delivery-metrics/store.js';
@@ -133,6 +134,8 @@ export interface ServerConfig {
   materializedProperties?: string[];
   /** DuckDB's memory limit (its syntax, e.g. `1GB`): its buffer cache grows up to it; DuckDB's default (80% of RAM) when not given. */
   duckdbMemoryLimit?: string;
+  /** The Export API's size limit, bytes of uncompressed lines (estimated); the platform's 4 GB by default. */
+  exportMaxBytes?: number;
 }
 
 /** The engine, in its own process unless `engineIn` is `main`. */
@@ -261,6 +264,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const replays = new ReplayHandlers(replayStore, { clock, links, svcIdsOfDevices: (appId, deviceIds) => store.entities.svcIdsOfDevices(appId, deviceIds) });
   const reporting = new ReportingHandlers(store, reportingLimits, (appId) => savedCharts(sharedDir, appId), (appId) => taxonomyStore.eventTypeNames(appId), clickhouse ? clickHouseDialectOf(engine) : duckDbDialectOf(engine));
   const legacy = new LegacyIngestion(ingestion);
+  const exports = new ExportHandlers(engine, config.exportMaxBytes);
   const handlers: Handlers = {
     createAttributionEvents: attribution.handle,
     getVariants: experiment.getVariants,
@@ -282,6 +286,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
     getChartCsv: reporting.getChartCsv,
+    getEventExport: exports.getEventExport,
     createDeletionRequest: deletion.createDeletionRequest,
     listDeletionJobs: deletion.listDeletionJobs,
     deleteDeletionJobEntry: deletion.deleteDeletionJobEntry,

@@ -63,6 +63,9 @@ export const ENGINE_METHODS = {
   loadedIngestSeq: 'call',
   streamedEvents: 'call',
   eventsBySeq: 'call',
+  exportHours: 'call',
+  // The Export API pulls one chunk at a time: an export never crosses whole.
+  exportRows: 'stream',
 } as const satisfies MethodTable<EngineCalls>;
 
 type Table = typeof ENGINE_METHODS;

@@ -1,10 +1,10 @@
 // Opening the configured storage engine and the SQL session of the entity stores. The modules
 // of the engine and of PostgreSQL are imported when configured: the engine's process imports
 // them anew at every start, and those of an engine not configured are a cost for nothing.
-import type { CohortMembers, Engine, SqlSession, StreamedEvents, UserData } from './types.js';
+import type { CohortMembers, Engine, ExportedEvents, SqlSession, StreamedEvents, UserData } from './types.js';
 
 /** What the server's engine provides. */
-export type ServerEngine = Engine & UserData & StreamedEvents & CohortMembers;
+export type ServerEngine = Engine & UserData & StreamedEvents & CohortMembers & ExportedEvents;
 
 /** The engine settings of the server's configuration (see ServerConfig). */
 export interface EngineConfig {

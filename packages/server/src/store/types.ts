@@ -146,6 +146,23 @@ export interface StreamedEvents {
   eventsBySeq(ingestSeqs: readonly number[]): Promise<Record<string, unknown>[]>;
 }
 
+/** An hour of server upload time with events of a project (for the Export API). */
+export interface ExportHourSummary {
+  /** Its start, ms since the epoch. */
+  hourMs: number;
+  events: number;
+  /** The length of the events' JSON columns as text, bytes. */
+  jsonBytes: number;
+}
+
+/** The stored events as the Export API reads them: by server upload time, a project at a time. */
+export interface ExportedEvents {
+  /** The hours of [fromMs, toMs) that have events of the project, in order. */
+  exportHours(appId: number, fromMs: number, toMs: number): Promise<ExportHourSummary[]>;
+  /** The project's events of [fromMs, toMs) (`ExportRow`s of store/exported-events.ts), by server upload time, a chunk at a time. */
+  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Record<string, unknown>[]>;
+}
+
 /** One user mapping: `userId` counts as `globalUserId`; null unmaps. */
 export interface UserMappingChange {
   userId: string;

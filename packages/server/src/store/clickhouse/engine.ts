@@ -17,7 +17,8 @@ import { EVENT_COLUMNS, journalLine } from '../journal-line.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
 import type { Properties } from '../profiles.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
-import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange } from '../types.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type ExportedEvents, type ExportHourSummary } from '../types.js';
+import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary } from '../exported-events.js';
 import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
@@ -44,7 +45,14 @@ const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
 const MAPPING_RECORD = 'mappings:';
 const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
 
-export class ClickHouseEngine extends SharedEntityEngine implements Engine, UserData, StreamedEvents, CohortMembers {
+/** ClickHouse's words for the Export API's statements (JSON is stored as its text). */
+const EXPORT_WORDS: ExportSqlWords = {
+  hourOf: (column) => `intDiv(${column}, 3600000)`,
+  textOf: (column) => column,
+  bytesOf: (text) => `length(ifNull(${text}, ''))`,
+};
+
+export class ClickHouseEngine extends SharedEntityEngine implements Engine, UserData, StreamedEvents, CohortMembers, ExportedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   protected readonly entities: SharedEntities;
@@ -402,6 +410,14 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
        ORDER BY ingest_seq LIMIT ${Math.trunc(query.limit)}`,
     );
     return rows.map((r) => ({ ingestSeq: Number(r.ingest_seq), serverUploadTime: Number(r.server_upload_time) }));
+  }
+
+  async exportHours(appId: number, fromMs: number, toMs: number): Promise<ExportHourSummary[]> {
+    return (await this.store.query(exportHoursSql(EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
+  }
+
+  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Row[]> {
+    return this.store.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs));
   }
 
   /** The events with their JSON columns parsed and booleans as booleans (DuckDB's `to_json(e)`). */

@@ -15,7 +15,8 @@ import { journalLine } from '../journal-line.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
 import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js';
 import type { TimelineFunnelQuery } from '../timelines/funnel.js';
-import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery } from '../types.js';
+import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery, type ExportedEvents, type ExportHourSummary } from '../types.js';
+import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary } from '../exported-events.js';
 import { eventPropertyText } from './dialect.js';
 import { EngineTimelines, noEvents, segmentTimelineEvents } from './engine-timelines.js';
 import { persistIdentities, readIdentities, resolveIdentities } from './identities.js';
@@ -31,7 +32,14 @@ export interface DuckDbOptions {
   memoryLimit?: string;
 }
 
-export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents {
+/** DuckDB's words for the Export API's statements. */
+const EXPORT_WORDS: ExportSqlWords = {
+  hourOf: (column) => `(${column} // 3600000)`,
+  textOf: (column) => `CAST(${column} AS VARCHAR)`,
+  bytesOf: (text) => `coalesce(strlen(${text}), 0)`,
+};
+
+export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents, ExportedEvents {
   private queue: Promise<unknown> = Promise.resolve();
   readonly journalLine = journalLine;
   private closing = false;
@@ -362,6 +370,14 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       const rows = await this.rows(`SELECT to_json(e) AS event FROM (SELECT ${STORED_COLUMNS} FROM events WHERE ingest_seq IN (SELECT unnest(?::BIGINT[]))) e ORDER BY ingest_seq`, [JSON.stringify(ingestSeqs)]);
       return rows.map((r) => JSON.parse(r.event as string) as Record<string, unknown>);
     });
+  }
+
+  async exportHours(appId: number, fromMs: number, toMs: number): Promise<ExportHourSummary[]> {
+    return (await this.query(exportHoursSql(EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
+  }
+
+  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Record<string, unknown>[]> {
+    return this.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs));
   }
 
   devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {
