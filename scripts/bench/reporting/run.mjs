@@ -22,18 +22,18 @@
 // (SCHED_IDLE, as if it ran on another machine, as a server's clients usually do: it gets the
 // CPU time the server leaves), or a niceness (0: it takes the server's CPUs as a client on
 // the same machine does).
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
 import { serverFlags, withServerFlags } from '../support/server-flags.mjs';
 import { openClickHouseCopy } from './clickhouse-copy.mjs';
+import { loadEvents, random } from '../support/seeded-load.mjs';
 
 // The server runs in this process: with the Node flags it runs with on its own.
 withServerFlags();
@@ -66,16 +66,6 @@ const START = Date.UTC(2026, 9, 1);
 const EVENT_TYPES = ['Song Played', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'View Item', 'Share', 'Like', 'Follow', 'Comment', 'Login', 'Logout', 'Open App', 'Close App', 'Rate', 'Subscribe', 'Unsubscribe', 'Invite', 'Upload', 'Download'];
 const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan', 'Canada', 'Spain', 'Italy', 'Mexico'];
 
-/** mulberry32: a small seeded PRNG. */
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const dataDir = values.keep ?? mkdtempSync(join(tmpdir(), 'svc-bench-reporting-'));
 mkdirSync(dataDir, { recursive: true });
 const reuse = existsSync(join(dataDir, 'events.duckdb'));
@@ -83,44 +73,29 @@ const tenancy = new Tenancy(dataDir);
 // The server keeps only a hash of the secret key: a kept directory's project gets a new one.
 const project = reuse ? tenancy.rotateSecret(tenancy.projects[0].app_id, 0) : tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 
-async function load() {
+function load() {
   const next = random(42);
-  const engine = await DuckDbEngine.open(dataDir);
-  const started = performance.now();
-  const perSegment = 250_000;
-  for (let offset = 0, segment = 0; offset < EVENTS; offset += perSegment, segment++) {
-    const lines = [];
-    for (let i = offset; i < Math.min(EVENTS, offset + perSegment); i++) {
-      const user = Math.floor(next() ** 1.5 * USERS);
-      const time = START + Math.floor(next() * DAYS * DAY);
-      // Funnel-shaped: most users' events follow View Item → Add to Cart → Purchase now and then.
-      const type = next() < 0.3 ? ['View Item', 'Add to Cart', 'Purchase'][Math.floor(next() ** 2 * 3)] : EVENT_TYPES[Math.floor(next() * EVENT_TYPES.length)];
-      lines.push(
-        engine.journalLine({
-          app_id: project.app_id,
-          insert_id: `b-${i}`,
-          event_type: type,
-          user_id: `user-${user}`,
-          device_id: `device-${user}`,
-          time,
-          server_upload_time: time,
-          session_id: time - (time % 1_800_000),
-          event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price_tier: Math.floor(next() * 4) },
-          country: COUNTRIES[user % COUNTRIES.length],
-          platform: user % 3 === 0 ? 'iOS' : 'Android',
-          app_version: `1.${user % 7}`,
-          skip_user_properties_sync: false,
-        }),
-      );
-    }
-    const path = join(dataDir, `bench-${segment}.ndjson`);
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    await engine.loadSegment(path, `bench-${segment}`);
-    rmSync(path);
-  }
-  const seconds = (performance.now() - started) / 1000;
-  await engine.close();
-  return seconds;
+  return loadEvents(dataDir, EVENTS, (i) => {
+    const user = Math.floor(next() ** 1.5 * USERS);
+    const time = START + Math.floor(next() * DAYS * DAY);
+    // Funnel-shaped: most users' events follow View Item → Add to Cart → Purchase now and then.
+    const type = next() < 0.3 ? ['View Item', 'Add to Cart', 'Purchase'][Math.floor(next() ** 2 * 3)] : EVENT_TYPES[Math.floor(next() * EVENT_TYPES.length)];
+    return {
+      app_id: project.app_id,
+      insert_id: `b-${i}`,
+      event_type: type,
+      user_id: `user-${user}`,
+      device_id: `device-${user}`,
+      time,
+      server_upload_time: time,
+      session_id: time - (time % 1_800_000),
+      event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price_tier: Math.floor(next() * 4) },
+      country: COUNTRIES[user % COUNTRIES.length],
+      platform: user % 3 === 0 ? 'iOS' : 'Android',
+      app_version: `1.${user % 7}`,
+      skip_user_properties_sync: false,
+    };
+  });
 }
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];

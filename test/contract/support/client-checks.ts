@@ -4,12 +4,12 @@ import { recordingFetch } from './mock-requests.js';
 import { expectSpecResponse } from './operation-responses.js';
 import { formatErrors, validatorFor, bundle } from '@svc/openapi-validation';
 
-/** The body of a recorded answer as the spec's schemas describe it: JSON parsed, text as text. */
+/** The body of a recorded answer as the spec's schemas describe it: JSON parsed, anything else as text. */
 async function answerBody(response: Response): Promise<unknown> {
   const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
   if (mediaType === 'application/json' || mediaType.endsWith('+json')) return JSON.parse(await response.text());
-  if (mediaType.startsWith('text/')) return response.text();
-  return undefined;
+  // Text, and binary bodies (an archive, a gzip file), which the specs describe as strings.
+  return response.text();
 }
 
 /**

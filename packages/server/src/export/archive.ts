@@ -6,8 +6,7 @@
 import { pipeline, Readable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 import yazl from 'yazl';
-import { type ExportRow, HOUR_MS } from '../store/exported-events.js';
-import { exportLine } from './lines.js';
+import { HOUR_MS } from '../store/exported-events.js';
 
 /**
  * Deflate's fastest level: the lines are JSON with the same keys on every line, which even level
@@ -21,29 +20,19 @@ export function hourFileName(appId: number, hourMs: number): string {
   return `${appId}/${appId}_${date.toISOString().slice(0, 10)}_${date.getUTCHours()}#0.json.gz`;
 }
 
-/** The JSON lines of chunks of rows, one text per chunk. */
-async function* linesOf(chunks: AsyncIterable<Record<string, unknown>[]>): AsyncIterable<string> {
-  for await (const rows of chunks) {
-    if (rows.length === 0) continue;
-    let lines = '';
-    for (const row of rows) lines += `${exportLine(row as ExportRow)}\n`;
-    yield lines;
-  }
-}
-
 /**
- * The archive of these hours of the project. `rowsOf` reads one hour's rows; it is called when
- * the archive reaches the hour. The archive stream fails (and the answer is cut) when reading
+ * The archive of these hours of the project. `linesOf` reads one hour's lines (texts of whole
+ * lines); it is called when the archive reaches the hour. The archive stream fails (and the answer is cut) when reading
  * fails; when it is destroyed (the client went away), the hour being read is stopped.
  */
-export function exportArchive(appId: number, hours: readonly number[], rowsOf: (fromMs: number, toMs: number) => AsyncIterable<Record<string, unknown>[]>): Readable {
+export function exportArchive(appId: number, hours: readonly number[], linesOf: (fromMs: number, toMs: number) => AsyncIterable<string>): Readable {
   const zip = new yazl.ZipFile();
   const output = zip.outputStream as Readable;
   let reading: Readable | undefined;
   for (const hourMs of hours) {
     zip.addReadStreamLazy(hourFileName(appId, hourMs), { compress: false, mtime: new Date(hourMs + HOUR_MS) }, (done) => {
       // A byte stream (not objects) with a small high-water mark: one chunk of lines is read ahead at most.
-      reading = Readable.from(linesOf(rowsOf(hourMs, hourMs + HOUR_MS)), { objectMode: false, highWaterMark: 64 * 1024 });
+      reading = Readable.from(linesOf(hourMs, hourMs + HOUR_MS), { objectMode: false, highWaterMark: 64 * 1024 });
       const gzip = createGzip({ level: GZIP_LEVEL });
       pipeline(reading, gzip, (failure) => {
         if (failure && !output.destroyed) output.destroy(failure);
@@ -52,6 +41,8 @@ export function exportArchive(appId: number, hours: readonly number[], rowsOf: (
     });
   }
   zip.end();
+  // yazl reports a failed entry on the ZipFile itself: unheard, it would end the process.
+  zip.on('error', (failure: Error) => output.destroy(failure));
   output.once('close', () => reading?.destroy());
   return output;
 }

@@ -32,7 +32,7 @@ export class ExportHandlers {
     const archive = exportArchive(
       appId,
       hours.map((hour) => hour.hourMs),
-      (fromMs, toMs) => this.events.exportRows(appId, fromMs, toMs),
+      (fromMs, toMs) => this.events.exportLines(appId, fromMs, toMs),
     );
     return {
       status: 200,

@@ -65,7 +65,7 @@ export const ENGINE_METHODS = {
   eventsBySeq: 'call',
   exportHours: 'call',
   // The Export API pulls one chunk at a time: an export never crosses whole.
-  exportRows: 'stream',
+  exportLines: 'stream',
 } as const satisfies MethodTable<EngineCalls>;
 
 type Table = typeof ENGINE_METHODS;

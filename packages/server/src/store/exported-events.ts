@@ -1,25 +1,10 @@
-// What the Export API reads of the stored events, once for both engines: the columns (its lines
-// are written from them, src/export/lines.ts), the SQL of the hours and of one range's rows in
-// each engine's words, and the estimate of an export's size that the 4 GB limit is judged on.
+// What the Export API reads of the stored events, once for both engines: the SQL of the hours and
+// of one range's rows (the columns its lines are written from, export-lines.ts) in each engine's
+// words, and the estimate of an export's size that the 4 GB limit is judged on.
+import { EXPORT_COLUMNS, EXPORT_JSON_COLUMNS, exportLine } from './export-lines.js';
 import type { ExportHourSummary } from './types.js';
 
 export const HOUR_MS = 3_600_000;
-
-/** The JSON columns, read as their text: the lines carry it as stored, never parsed and written again. */
-export const EXPORT_JSON_COLUMNS = ['event_properties', 'user_properties', 'groups', 'group_properties', 'plan'] as const;
-
-/** The other stored columns an exported line is written from. */
-export const EXPORT_PLAIN_COLUMNS = [
-  'app_id', 'insert_id', 'event_type', 'user_id', 'device_id', 'time', 'server_upload_time', 'session_id', 'event_id',
-  'location_lat', 'location_lng', 'ip', 'idfa', 'adid', 'app_version', 'platform', 'os_name', 'os_version', 'device_brand',
-  'device_manufacturer', 'device_model', 'carrier', 'country', 'region', 'city', 'dma', 'language', 'svc_id', 'ingest_seq',
-] as const;
-
-type JsonColumn = (typeof EXPORT_JSON_COLUMNS)[number];
-type PlainColumn = (typeof EXPORT_PLAIN_COLUMNS)[number];
-
-/** A stored event as the export reads it: the JSON columns as text, 64-bit integers as numbers. */
-export type ExportRow = { [K in JsonColumn]: string | null } & { [K in PlainColumn]: unknown };
 
 /**
  * Bytes of a line besides its JSON columns' text: its 54 keys and punctuation (about 800) and
@@ -38,8 +23,8 @@ export interface ExportSqlWords {
   bytesOf(text: string): string;
 }
 
-const quoted = (column: string) => `"${column}"`;
-const rangeCondition = (appId: number, fromMs: number, toMs: number) =>
+export const quoted = (column: string) => `"${column}"`;
+export const rangeCondition = (appId: number, fromMs: number, toMs: number) =>
   `app_id = ${Math.trunc(appId)} AND server_upload_time >= ${Math.trunc(fromMs)} AND server_upload_time < ${Math.trunc(toMs)}`;
 
 /** The hours of [fromMs, toMs) with events of the project: `hour`, `event_count`, `json_bytes`. */
@@ -49,10 +34,21 @@ export function exportHoursSql(words: ExportSqlWords, appId: number, fromMs: num
     FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} GROUP BY hour ORDER BY hour`;
 }
 
-/** The project's events of [fromMs, toMs) in the order of server upload time, then of ingestion. */
+/** The order of an export's lines: server upload time, then ingestion. */
+export const EXPORT_ORDER = 'ORDER BY server_upload_time, ingest_seq';
+
+/** The project's events of [fromMs, toMs) in export order, the columns the lines are written from. */
 export function exportRowsSql(words: ExportSqlWords, appId: number, fromMs: number, toMs: number): string {
-  const columns = [...EXPORT_PLAIN_COLUMNS.map(quoted), ...EXPORT_JSON_COLUMNS.map((column) => `${words.textOf(quoted(column))} AS ${quoted(column)}`)];
-  return `SELECT ${columns.join(', ')} FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ORDER BY server_upload_time, ingest_seq`;
+  const json = new Set(EXPORT_JSON_COLUMNS);
+  const columns = EXPORT_COLUMNS.map((column) => (json.has(column) ? `${words.textOf(quoted(column))} AS ${quoted(column)}` : quoted(column)));
+  return `SELECT ${columns.join(', ')} FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ${EXPORT_ORDER}`;
+}
+
+/** A chunk of rows as the text of their lines, each ending with a newline. */
+export function linesText(rows: readonly Record<string, unknown>[]): string {
+  let text = '';
+  for (const row of rows) text += `${exportLine(row)}\n`;
+  return text;
 }
 
 /** A row of `exportHoursSql` (its numbers may arrive as text). */

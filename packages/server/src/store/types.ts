@@ -159,8 +159,11 @@ export interface ExportHourSummary {
 export interface ExportedEvents {
   /** The hours of [fromMs, toMs) that have events of the project, in order. */
   exportHours(appId: number, fromMs: number, toMs: number): Promise<ExportHourSummary[]>;
-  /** The project's events of [fromMs, toMs) (`ExportRow`s of store/exported-events.ts), by server upload time, a chunk at a time. */
-  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Record<string, unknown>[]>;
+  /**
+   * The project's events of [fromMs, toMs) as export lines (store/export-lines.ts), by server
+   * upload time, a chunk at a time: each text holds whole lines, each ending with a newline.
+   */
+  exportLines(appId: number, fromMs: number, toMs: number): AsyncIterable<string>;
 }
 
 /** One user mapping: `userId` counts as `globalUserId`; null unmaps. */

@@ -1,21 +1,26 @@
 // The export's refusals that depend on sizes and the archive's shape, with a made-up store:
 // the 4 GB limit (estimated before the answer starts), and hours read only when the archive
 // reaches them.
+import type { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
 import { DEFAULT_EXPORT_MAX_BYTES, ExportHandlers } from '../../src/export/handlers.js';
 import { exportRange, hourStart } from '../../src/export/hours.js';
-import { exportLine, exportTime, exportUuid } from '../../src/export/lines.js';
-import { type ExportRow, HOUR_MS } from '../../src/store/exported-events.js';
+import { exportLine, exportTime, exportUuid } from '../../src/store/export-lines.js';
+import { HOUR_MS } from '../../src/store/exported-events.js';
 import type { ExportedEvents, ExportHourSummary } from '../../src/store/types.js';
 
 const request = (start: string, end: string) => ({ operationId: 'getEventExport', query: { start, end }, caller: { project: { app_id: 42 } } }) as never;
 
-function store(hours: ExportHourSummary[], read: number[] = []): ExportedEvents {
+function store(hours: ExportHourSummary[], read: number[] = [], stopped: number[] = [], chunks = 1): ExportedEvents {
   return {
     exportHours: async () => hours,
-    async *exportRows(_appId, fromMs) {
+    async *exportLines(_appId, fromMs) {
       read.push(fromMs);
-      yield [];
+      try {
+        for (let chunk = 0; chunk < chunks; chunk++) yield `${'{"event_type":"x"}\n'.repeat(1000)}`;
+      } finally {
+        stopped.push(fromMs);
+      }
     },
   };
 }
@@ -42,7 +47,7 @@ describe('lines', () => {
   });
 
   test('the JSON columns are spliced in as stored; texts are escaped', () => {
-    const row = { app_id: 1, ingest_seq: 1, time: 0, server_upload_time: 0, event_type: 'a"b', event_properties: '{"x":[1,2]}' } as unknown as ExportRow;
+    const row = { app_id: 1, ingest_seq: 1, time: 0, server_upload_time: 0, event_type: 'a"b', event_properties: '{"x":[1,2]}' } as Record<string, unknown>;
     const event = JSON.parse(exportLine(row));
     expect(event.event_type).toBe('a"b');
     expect(event.event_properties).toEqual({ x: [1, 2] });
@@ -68,5 +73,19 @@ describe('the 4 GB limit', () => {
     for await (const chunk of answer.body as unknown as AsyncIterable<Buffer>) chunks.push(chunk);
     expect(read).toEqual([0, 2 * HOUR_MS]);
     expect(Buffer.concat(chunks).subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
+  });
+});
+
+describe('a client that goes away', () => {
+  test('stops the hour being read', async () => {
+    // A thousand chunks: far more than the archive reads ahead of what was sent.
+    const [read, stopped]: number[][] = [[], []];
+    const answer = await new ExportHandlers(store([{ hourMs: 0, events: 1_000_000, jsonBytes: 0 }], read, stopped, 1000)).getEventExport(request('19700101T00', '19700101T00'));
+    const archive = answer.body as unknown as Readable;
+    await new Promise((resolve) => archive.once('data', resolve));
+    archive.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(read).toEqual([0]);
+    expect(stopped).toEqual([0]);
   });
 });

@@ -18,7 +18,7 @@ import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
 import type { Properties } from '../profiles.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type ExportedEvents, type ExportHourSummary } from '../types.js';
-import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary } from '../exported-events.js';
+import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary, linesText } from '../exported-events.js';
 import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
@@ -416,8 +416,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return (await this.store.query(exportHoursSql(EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
   }
 
-  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Row[]> {
-    return this.store.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs));
+  /** The lines are written here, in the engine's process, from the rows as they arrive. */
+  async *exportLines(appId: number, fromMs: number, toMs: number): AsyncIterable<string> {
+    for await (const rows of this.store.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs))) if (rows.length > 0) yield linesText(rows);
   }
 
   /** The events with their JSON columns parsed and booleans as booleans (DuckDB's `to_json(e)`). */

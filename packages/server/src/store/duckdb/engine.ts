@@ -16,7 +16,8 @@ import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-e
 import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js';
 import type { TimelineFunnelQuery } from '../timelines/funnel.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type UserMappingChange, type SqlSession, type SqlValue, type CohortMembers, type CohortMembershipChange, type UserData, type StreamedEvents, type StreamedEventsQuery, type ExportedEvents, type ExportHourSummary } from '../types.js';
-import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary } from '../exported-events.js';
+import { exportHoursSql, hourSummary } from '../exported-events.js';
+import { DUCKDB_EXPORT_WORDS, exportLinesSql } from './export-lines.js';
 import { eventPropertyText } from './dialect.js';
 import { EngineTimelines, noEvents, segmentTimelineEvents } from './engine-timelines.js';
 import { persistIdentities, readIdentities, resolveIdentities } from './identities.js';
@@ -31,13 +32,6 @@ export interface DuckDbOptions {
   /** DuckDB's memory limit (its syntax, e.g. `1GB`): its buffer cache keeps data blocks up to it; DuckDB's default is 80% of RAM. */
   memoryLimit?: string;
 }
-
-/** DuckDB's words for the Export API's statements. */
-const EXPORT_WORDS: ExportSqlWords = {
-  hourOf: (column) => `(${column} // 3600000)`,
-  textOf: (column) => `CAST(${column} AS VARCHAR)`,
-  bytesOf: (text) => `coalesce(strlen(${text}), 0)`,
-};
 
 export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents, ExportedEvents {
   private queue: Promise<unknown> = Promise.resolve();
@@ -373,11 +367,15 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
   }
 
   async exportHours(appId: number, fromMs: number, toMs: number): Promise<ExportHourSummary[]> {
-    return (await this.query(exportHoursSql(EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
+    return (await this.query(exportHoursSql(DUCKDB_EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
   }
 
-  exportRows(appId: number, fromMs: number, toMs: number): AsyncIterable<Record<string, unknown>[]> {
-    return this.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs));
+  async *exportLines(appId: number, fromMs: number, toMs: number): AsyncIterable<string> {
+    for await (const rows of this.queryChunks(exportLinesSql(appId, fromMs, toMs))) {
+      let text = '';
+      for (const row of rows) text += `${row.line as string}\n`;
+      if (text !== '') yield text;
+    }
   }
 
   devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {

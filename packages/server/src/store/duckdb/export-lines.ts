@@ -1,0 +1,31 @@
+// The Export API on DuckDB: the hours of a range and the lines of one. DuckDB writes the lines
+// itself (store/export-lines.ts says what they hold) with its JSON writer, from a struct whose
+// fields are the line's in order: each event reaches JavaScript as one text rather than as the
+// fifty values it is written from, and the text is the one the JavaScript writer makes.
+import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
+import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
+
+/** DuckDB's words for the statements of the hours. */
+export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
+  hourOf: (column) => `(${column} // 3600000)`,
+  textOf: (column) => `CAST(${column} AS VARCHAR)`,
+  bytesOf: (text) => `coalesce(strlen(${text}), 0)`,
+};
+
+const seq = quoted('ingest_seq');
+const UUID = `printf('%08x-%04x-8%03x-8%03x-00000000%04x', ${quoted('app_id')}, (${seq} >> 40) & 65535, (${seq} >> 28) & 4095, (${seq} >> 16) & 4095, ${seq} & 65535)`;
+
+/** A field's value in the struct: JSON columns and JSON constants typed JSON, so that the writer embeds them as they are. */
+function value(source: ExportSource): string {
+  if ('text' in source) return quoted(source.text);
+  if ('number' in source) return quoted(source.number);
+  if ('object' in source) return `coalesce(${quoted(source.object)}, '{}'::JSON)`;
+  if ('time' in source) return `strftime(epoch_ms(${quoted(source.time)}), '%Y-%m-%d %H:%M:%S.%f')`;
+  if ('uuid' in source) return UUID;
+  return `'${source.json}'::JSON`;
+}
+
+const LINE = `to_json({${EXPORT_FIELDS.map(([name, source]) => `'${name}': ${value(source)}`).join(', ')}})::VARCHAR`;
+
+/** The lines (column `line`) of the project's events of [fromMs, toMs), in export order. */
+export const exportLinesSql = (appId: number, fromMs: number, toMs: number) => `SELECT ${LINE} AS line FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ${EXPORT_ORDER}`;

@@ -1,0 +1,190 @@
+// Export API benchmark: a seeded day of events (default 1,000,000, spread over its 24 hours of
+// server upload time) loaded through the journal loader into a fresh data directory, then the
+// server (`svc-server start` on that directory, in a process of its own, DuckDB) answers
+// `GET /api/2/export` of the whole day several times. Printed: the archive's size, the events
+// streamed per second (median of the runs, and each run), and the server's memory: its peak
+// resident set (VmHWM) before the first export and after the last, and the highest resident set
+// sampled every 20 ms during the exports, for the server process and for its engine process.
+// A first, untimed run checks the archive: 24 entries, every event in them once.
+//   node scripts/bench/export/run.mjs [--events 1000000] [--runs 5] [--users 100000] [--engine-nice idle|N]
+// --engine-nice sets the server's engine process priority below its own (the server's default,
+// idle, gives the engine only CPU time nothing else wants: on a machine shared with other work
+// the export then waits for it; 0 runs it as the server).
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { parseArgs } from 'node:util';
+import yauzl from 'yauzl';
+import { Tenancy } from '../../../packages/server/dist/index.js';
+import { loadEvents, random } from '../support/seeded-load.mjs';
+import { serverBin, serverFlags } from '../support/server-flags.mjs';
+
+const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '5' }, users: { type: 'string', default: '100000' }, 'engine-nice': { type: 'string', default: 'idle' } } });
+const EVENTS = Number(values.events);
+const RUNS = Number(values.runs);
+const USERS = Number(values.users);
+const DAY = Date.UTC(2026, 10, 20);
+const HOUR = 3_600_000;
+const TYPES = ['View Item', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'Share', 'Login', 'Open App'];
+const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan'];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
+const tenancy = new Tenancy(dataDir);
+const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
+
+/** Events as an SDK sends them: properties, a user property update now and then, a group, device fields. */
+function load() {
+  const next = random(7);
+  return loadEvents(dataDir, EVENTS, (i) => {
+    const user = Math.floor(next() ** 1.5 * USERS);
+    // Spread evenly over the day's hours, in order: the journal is in order of receipt.
+    const received = DAY + Math.floor((i / EVENTS) * 24 * HOUR);
+    return {
+      app_id: project.app_id,
+      insert_id: `e-${i}`,
+      event_type: TYPES[Math.floor(next() * TYPES.length)],
+      user_id: `user-${user}`,
+      device_id: `device-${user}`,
+      time: received - Math.floor(next() * 5_000),
+      server_upload_time: received,
+      session_id: received - (received % 1_800_000),
+      event_id: i % 1000,
+      event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price: Math.round(next() * 10_000) / 100, page: '/catalog/shoes' },
+      user_properties: i % 10 === 0 ? { $set: { plan: user % 2 ? 'pro' : 'free', visits: i % 50 } } : null,
+      groups: user % 4 === 0 ? { company: `company-${user % 97}` } : null,
+      country: COUNTRIES[user % COUNTRIES.length],
+      city: 'Springfield',
+      language: 'English',
+      platform: user % 3 === 0 ? 'iOS' : 'Android',
+      os_name: user % 3 === 0 ? 'ios' : 'android',
+      os_version: '17.1',
+      device_model: 'Pixel 8',
+      app_version: `2.${user % 7}.0`,
+      ip: '203.0.113.9',
+      skip_user_properties_sync: false,
+    };
+  });
+}
+
+/** VmRSS and VmHWM of a process, MB (undefined once it is gone). */
+function memory(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)[1]);
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+/** CPU time a process has used, seconds (user and system, its threads included). */
+function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+
+/** The server on the loaded directory; resolves with its process and the app host's URL. */
+async function startServerOn(dir) {
+  const child = spawn(process.execPath, [...serverFlags(), serverBin, 'start', '--data-dir', dir, '--port', '0', '--engine-nice', values['engine-nice']], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server printed no URL in 120 s:\n${output}`)), 120_000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk.toString();
+      const match = /\bapp\s+(http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
+  });
+  return { child, url };
+}
+
+const auth = { authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` };
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** One export of the day: seconds and bytes; the archive is written to `file` when given. */
+async function exportDay(url, file) {
+  const started = performance.now();
+  const response = await fetch(`${url}/api/2/export?start=20261120T00&end=20261120T23`, { headers: auth });
+  if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
+  let bytes = 0;
+  if (file) {
+    await pipeline(Readable.fromWeb(response.body), createWriteStream(file));
+  } else {
+    for await (const chunk of response.body) bytes += chunk.length;
+  }
+  return { seconds: (performance.now() - started) / 1000, bytes };
+}
+
+/** The entries of an archive file and the lines of each (counted as they are gunzipped). */
+function countLines(file) {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true }, (failed, zip) => {
+      if (failed) return reject(failed);
+      const counts = [];
+      zip.on('end', () => resolve(counts)).on('error', reject);
+      zip.on('entry', (entry) => {
+        zip.openReadStream(entry, (opened, stream) => {
+          if (opened) return reject(opened);
+          let lines = 0;
+          stream
+            .pipe(createGunzip())
+            .on('data', (chunk) => {
+              for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+            })
+            .on('end', () => {
+              counts.push({ name: entry.fileName, lines });
+              zip.readEntry();
+            })
+            .on('error', reject);
+        });
+      });
+      zip.readEntry();
+    });
+  });
+}
+
+const loadSeconds = await load();
+console.log(`dataset: ${EVENTS.toLocaleString()} events over 24 hours of server upload time, loaded in ${loadSeconds.toFixed(0)} s; engine priority: ${values['engine-nice']}`);
+const { child, url } = await startServerOn(dataDir);
+try {
+  const [enginePid] = childrenOf(child.pid);
+  const before = { server: memory(child.pid), engine: memory(enginePid) };
+  const file = join(dataDir, 'check.zip');
+  const check = await exportDay(url, file);
+  const counts = await countLines(file);
+  const total = counts.reduce((sum, c) => sum + c.lines, 0);
+  if (counts.length !== 24 || total !== EVENTS) throw new Error(`the archive holds ${counts.length} entries and ${total} lines, not 24 and ${EVENTS}`);
+  console.log(`check: ${counts.length} entries (${counts[0].name} ... ${counts.at(-1).name}), ${total.toLocaleString()} lines; untimed run ${check.seconds.toFixed(1)} s`);
+  rmSync(file);
+
+  const peak = { server: 0, engine: 0 };
+  const sampler = setInterval(() => {
+    peak.server = Math.max(peak.server, memory(child.pid)?.rss ?? 0);
+    peak.engine = Math.max(peak.engine, memory(enginePid)?.rss ?? 0);
+  }, 20);
+  const runs = [];
+  const cpuBefore = { server: cpuSeconds(child.pid), engine: cpuSeconds(enginePid), bench: process.cpuUsage() };
+  for (let run = 0; run < RUNS; run++) runs.push(await exportDay(url));
+  const perEvent = (seconds) => ((seconds * 1e6) / (EVENTS * RUNS)).toFixed(1);
+  const benchCpu = process.cpuUsage(cpuBefore.bench);
+  clearInterval(sampler);
+  const after = { server: memory(child.pid), engine: memory(enginePid) };
+  const rates = runs.map((r) => EVENTS / r.seconds);
+  console.log(`archive: ${(runs[0].bytes / 2 ** 20).toFixed(1)} MB (${(runs[0].bytes / EVENTS).toFixed(0)} bytes/event)`);
+  console.log(`export throughput: median ${Math.round(median(rates)).toLocaleString()} events/s over ${RUNS} runs (${rates.map((r) => Math.round(r / 1000)).join(', ')} thousand/s; median ${median(runs.map((r) => r.seconds)).toFixed(2)} s per export)`);
+  console.log(`CPU per exported event: server ${perEvent(cpuSeconds(child.pid) - cpuBefore.server)} µs (its gzip threads included), engine ${perEvent(cpuSeconds(enginePid) - cpuBefore.engine)} µs, this client ${perEvent((benchCpu.user + benchCpu.system) / 1e6)} µs; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${availableParallelism()} CPUs`);
+  console.log(`server process: peak RSS ${peak.server.toFixed(0)} MB during the exports (VmHWM ${before.server.hwm.toFixed(0)} MB before the first export, ${after.server.hwm.toFixed(0)} MB after the last; RSS ${before.server.rss.toFixed(0)} MB before)`);
+  console.log(`engine process: peak RSS ${peak.engine.toFixed(0)} MB during the exports (VmHWM ${before.engine.hwm.toFixed(0)} MB before, ${after.engine.hwm.toFixed(0)} MB after)`);
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}

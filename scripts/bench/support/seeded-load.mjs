@@ -1,0 +1,36 @@
+// Seeded datasets of the benchmarks: a small PRNG, and events written as journal segments and
+// loaded through the DuckDB engine's loader into a data directory (as the server loads them).
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
+
+/** mulberry32: a small seeded PRNG. */
+export function random(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Loads `count` events (`eventOf(i)`, a stored event) into the DuckDB engine of `dataDir`, in
+ * segments of 250,000; resolves with the seconds it took (generation included).
+ */
+export async function loadEvents(dataDir, count, eventOf) {
+  const engine = await DuckDbEngine.open(dataDir);
+  const started = performance.now();
+  const perSegment = 250_000;
+  for (let offset = 0, segment = 0; offset < count; offset += perSegment, segment++) {
+    const lines = [];
+    for (let i = offset; i < Math.min(count, offset + perSegment); i++) lines.push(engine.journalLine(eventOf(i)));
+    const path = join(dataDir, `bench-${segment}.ndjson`);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    await engine.loadSegment(path, `bench-${segment}`);
+    rmSync(path);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  await engine.close();
+  return seconds;
+}
