@@ -13,6 +13,8 @@ import { HOUR_MS } from '../store/exported-events.js';
  * 1 shrinks several times, and the level sets the export's throughput (gzip is most of its CPU).
  */
 const GZIP_LEVEL = constants.Z_BEST_SPEED;
+/** The lines read ahead of gzip, bytes: about three of the engine's chunks. */
+const READ_AHEAD_BYTES = 8 * 1024 * 1024;
 
 /** The entry of an hour: `<app_id>/<app_id>_<YYYY-MM-DD>_<H>#0.json.gz`, as the platform names its files. */
 export function hourFileName(appId: number, hourMs: number): string {
@@ -31,8 +33,9 @@ export function exportArchive(appId: number, hours: readonly number[], linesOf: 
   let reading: Readable | undefined;
   for (const hourMs of hours) {
     zip.addReadStreamLazy(hourFileName(appId, hourMs), { compress: false, mtime: new Date(hourMs + HOUR_MS) }, (done) => {
-      // A byte stream (not objects) with a small high-water mark: one chunk of lines is read ahead at most.
-      reading = Readable.from(linesOf(hourMs, hourMs + HOUR_MS), { objectMode: false, highWaterMark: 64 * 1024 });
+      // A byte stream (not objects) that reads a few chunks (about 2.4 MB each) ahead: the engine
+      // writes the next ones while gzip compresses this one, and memory stays bounded by them.
+      reading = Readable.from(linesOf(hourMs, hourMs + HOUR_MS), { objectMode: false, highWaterMark: READ_AHEAD_BYTES });
       const gzip = createGzip({ level: GZIP_LEVEL });
       pipeline(reading, gzip, (failure) => {
         if (failure && !output.destroyed) output.destroy(failure);

@@ -370,12 +370,16 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     return (await this.query(exportHoursSql(DUCKDB_EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
   }
 
+  /** A chunk's lines are read as the column's values, not as row objects: the export reads a million of them. */
   async *exportLines(appId: number, fromMs: number, toMs: number): AsyncIterable<string> {
-    for await (const rows of this.queryChunks(exportLinesSql(appId, fromMs, toMs))) {
-      let text = '';
-      for (const row of rows) text += `${row.line as string}\n`;
-      if (text !== '') yield text;
-    }
+    const sql = exportLinesSql(appId, fromMs, toMs);
+    yield* this.readers.stream(async function* (reader) {
+      const result = await reader.stream(sql);
+      for (let chunk = await result.fetchChunk(); chunk !== null && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+        yield `${(chunk.getColumnValues(0) as string[]).join('\n')}\n`;
+        await yieldToEventLoop();
+      }
+    });
   }
 
   devicesOfDeletionJob(appId: number, day: string): Promise<string[]> {
