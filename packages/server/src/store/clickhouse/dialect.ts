@@ -252,6 +252,11 @@ export class ClickHouseDialect implements Dialect {
     return `SELECT ${columns}, ${target} AS bucket FROM (SELECT ${columns}, bucket AS source_bucket FROM (${sql}))`;
   }
 
+  /** 18.16 joins on equal keys only, with the strictness written out: every pair of rows. */
+  innerJoin(left: string, right: string, keys: string[]): string {
+    return `(${left}) AS l ALL INNER JOIN (${right}) AS r USING (${keys.join(', ')})`;
+  }
+
   /** No correlated subqueries on 18.16: a tuple IN. */
   userInBucketOf(sql: string): string {
     return `(svc_id, bucket) IN (SELECT svc_id, bucket FROM (${sql}))`;

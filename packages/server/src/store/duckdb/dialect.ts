@@ -245,6 +245,10 @@ export class DuckDbDialect implements Dialect {
     return `SELECT s.* EXCLUDE (bucket), t.bucket AS bucket FROM (${sql}) s JOIN ${indexed} w(bucket, i) ON s.bucket = w.bucket JOIN ${indexed} t(bucket, i) ON t.i BETWEEN w.i AND w.i + ${size - 1}`;
   }
 
+  innerJoin(left: string, right: string, keys: string[]): string {
+    return `(${left}) AS l JOIN (${right}) AS r USING (${keys.join(', ')})`;
+  }
+
   userInBucketOf(sql: string): string {
     return `EXISTS (SELECT 1 FROM (${sql}) a WHERE a.bucket = s.bucket AND a.svc_id = s.svc_id)`;
   }
