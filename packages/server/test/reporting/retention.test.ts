@@ -95,7 +95,7 @@ describe.each(['America/Los_Angeles', 'Asia/Tokyo'])('in %s', (timeZone) => {
   });
 
   test.each(questions)('%s', async (_, params) => {
-    const answer = await get(params);
+    const answer = await get({ ...params });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.data).toEqual(retention(oracle, params, NOW));
   });
@@ -114,6 +114,18 @@ test('the answers are not trivial: merged and mapped users count once, newer coh
   expect(series.combined[0].count).toBe(users.size);
   expect(users.size).toBeLessThan(60);
   expect(series.combined[2].count).toBeGreaterThan(0);
+});
+
+test('the longest range and the furthest bracket are answered: columns as the range has intervals, none after now', async () => {
+  h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
+  const year = await get({ start: '20250321', end: '20260320', se: OPEN, re: OPEN, rm: 'rolling' });
+  expect(year.status).toBe(200);
+  expect(year.body.data.series[0].dates).toHaveLength(365);
+  expect(year.body.data.series[0].values['Mar 01, 2026']).toHaveLength(21);
+  expect(year.body.data.series[0].combined).toHaveLength(366);
+  const far = await get({ start: '20260101', end: '20260316', se: OPEN, re: OPEN, rm: 'bracket', rb: [[0, 1], [12, 366]], i: 30 });
+  expect(far.status).toBe(200);
+  expect(far.body.data.series[0].values['Mar 2026']).toHaveLength(2);
 });
 
 test('what the service cannot answer is 400, saying why', async () => {

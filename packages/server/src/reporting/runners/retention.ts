@@ -83,7 +83,8 @@ export async function retention(ctx: RunnerContext, query: RetentionQuery): Prom
     cohorts: labels.map((label, c) => {
       const size = counts.sizes[c]!;
       const shown = spans.filter(([from]) => starts[c + from]!.startMs <= now);
-      const columns = shown.map(([from, to], j) => cell(columnCount(query.mode, counts.columns[c]!, j, from), size, c + to));
+      const retained = columnCounts(query.mode, counts.columns[c]!, shown.length);
+      const columns = shown.map(([, to], j) => cell(retained[j]!, size, c + to));
       return { label, cells: [cell(size, size, c + 1), ...columns] };
     }),
   }));
@@ -91,12 +92,15 @@ export async function retention(ctx: RunnerContext, query: RetentionQuery): Prom
   return query.groupBy ? ranked.slice(0, query.limit) : ranked;
 }
 
-/** Users of column j: n-day and bracket as counted; rolling, those whose latest return is interval `from` or later. */
-function columnCount(mode: RetentionMode, columns: Map<number, number>, j: number, from: number): number {
-  if (mode !== 'rolling') return columns.get(j) ?? 0;
-  let sum = 0;
-  for (const [latest, users] of columns) if (latest >= from) sum += users;
-  return sum;
+/** Users per column: n-day and bracket as counted; rolling, those whose latest return is that interval or a later one. */
+function columnCounts(mode: RetentionMode, columns: Map<number, number>, count: number): number[] {
+  const counted = Array.from({ length: count }, (_, j) => columns.get(j) ?? 0);
+  if (mode !== 'rolling') return counted;
+  // Latest returns beyond the columns shown (after now) still count in every column.
+  let later = 0;
+  for (const [latest, users] of columns) if (latest >= count) later += users;
+  for (let j = count - 1; j >= 0; j--) counted[j] = later += counted[j]!;
+  return counted;
 }
 
 /**
