@@ -123,7 +123,7 @@ function retentionSql(ctx: RunnerContext, query: RetentionQuery, reach: number, 
   // Per user and interval the latest return: one at or after the start in the start's interval is its latest.
   const returns = `SELECT svc_id, k, max(time) AS last_time FROM (SELECT svc_id, time, ${number('time', horizonMs)} AS k FROM (${returnScan})) GROUP BY svc_id, k`;
   const pairs = `SELECT svc_id, g, ci, k - ci AS n FROM ${dialect.innerJoin(cohorts, returns, ['svc_id'])} WHERE last_time >= t0 AND k - ci <= ${reach}`;
-  const integer = dialect.integer;
+  const integer = (sql: string) => dialect.integer(sql);
   const sizes = `SELECT g, ci, ${integer('-1')} AS col, ${integer('count(*)')} AS users FROM (${cohorts}) GROUP BY g, ci`;
   const retained = ((): string => {
     switch (query.mode) {
