@@ -57,6 +57,8 @@ export interface Dialect {
   integer(expression: string): string;
   /** A number as a double. */
   double(expression: string): string;
+  /** The integer quotient of two non-negative integers (rounded down). */
+  quotient(dividend: string, divisor: string): string;
   /** Aggregate: the list of a value's values, NULLs included, in the order of `orderBy` (unique per row). */
   orderedList(value: string, orderBy: string[]): string;
   /**
@@ -75,6 +77,11 @@ export interface Dialect {
   userInBucketOf(sql: string): string;
   /** A FROM clause: the rows of two parenthesized SELECTs with equal `keys` (their other columns named apart). */
   innerJoin(left: string, right: string, keys: string[]): string;
+  /**
+   * A query (`body`) that reads a SELECT (`sql`) several times, each time where it writes the
+   * relation it is given (after FROM): computed once where the engine can keep it (`name`).
+   */
+  shared(name: string, sql: string, body: (relation: string) => string): string;
 }
 
 /** Rolling windows of `size` buckets over `labels` (oldest first): each window ends at its label. */
@@ -122,11 +129,12 @@ const DAY_MS = 86_400_000;
  * (1970-01-01 was a Thursday: day + 3 counts weeks from Monday), and for months a CASE on the
  * wall times the months of the range start at.
  */
-export function intervalNumber(interval: 'day' | 'week' | 'month', timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+export function intervalNumber(dialect: Dialect, interval: 'day' | 'week' | 'month', timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
   const wall = localWallMs(timeZone, epochMs, fromMs, toMs);
-  const day = `floor(${wall} / ${DAY_MS})`;
+  // Integer arithmetic: instants after 1970 have positive wall times.
+  const day = dialect.quotient(wall, String(DAY_MS));
   if (interval === 'day') return day;
-  if (interval === 'week') return `floor((${day} + 3) / 7)`;
+  if (interval === 'week') return dialect.quotient(`${day} + 3`, '7');
   // Wall times are within a day of the instants: the months from the one before fromMs to the one after toMs.
   const first = new Date(fromMs - DAY_MS);
   const months: { wallMs: number; number: number }[] = [];

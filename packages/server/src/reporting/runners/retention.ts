@@ -112,7 +112,7 @@ function columnCounts(mode: RetentionMode, columns: Map<number, number>, count: 
 function retentionSql(ctx: RunnerContext, query: RetentionQuery, reach: number, horizonMs: number): string {
   const { dialect } = ctx;
   const { range, interval } = query;
-  const number = (time: string, endMs: number) => dialect.integer(intervalNumber(interval, ctx.timeZone, time, range.startMs, endMs));
+  const number = (time: string, endMs: number) => dialect.integer(intervalNumber(dialect, interval, ctx.timeZone, time, range.startMs, endMs));
   const scanned = { appId: ctx.appId, timeZone: ctx.timeZone };
   const startScan = dialect.scan({ ...scanned, range, ...(query.start === 'new' ? { firstEventsOnly: true } : { selector: query.start }), segment: query.segment, properties: query.groupBy ? [query.groupBy] : [] });
   // Return events may come up to `reach` intervals after the last cohort's.
@@ -122,20 +122,25 @@ function retentionSql(ctx: RunnerContext, query: RetentionQuery, reach: number, 
   const cohorts = `SELECT svc_id, t0, g, ${number('t0', range.endMs)} AS ci FROM (SELECT svc_id, min(time) AS t0, ${group} AS g FROM (${startScan}) GROUP BY svc_id)`;
   // Per user and interval the latest return: one at or after the start in the start's interval is its latest.
   const returns = `SELECT svc_id, k, max(time) AS last_time FROM (SELECT svc_id, time, ${number('time', horizonMs)} AS k FROM (${returnScan})) GROUP BY svc_id, k`;
-  const pairs = `SELECT svc_id, g, ci, k - ci AS n FROM ${dialect.innerJoin(cohorts, returns, ['svc_id'])} WHERE last_time >= t0 AND k - ci <= ${reach}`;
   const integer = (sql: string) => dialect.integer(sql);
-  const sizes = `SELECT g, ci, ${integer('-1')} AS col, ${integer('count(*)')} AS users FROM (${cohorts}) GROUP BY g, ci`;
-  const retained = ((): string => {
-    switch (query.mode) {
-      case 'nday':
-        return `SELECT g, ci, ${integer('n')} AS col, ${integer('count(*)')} AS users FROM (${pairs}) GROUP BY g, ci, n`;
-      case 'rolling':
-        return `SELECT g, ci, ${integer('m')} AS col, ${integer('count(*)')} AS users FROM (SELECT svc_id, g, ci, max(n) AS m FROM (${pairs}) GROUP BY svc_id, g, ci) GROUP BY g, ci, m`;
-      case 'bracket': {
-        const ofBracket = `CASE ${query.brackets.map(([from, to], b) => `WHEN n >= ${from} AND n < ${to} THEN ${b}`).join(' ')} ELSE -1 END`;
-        return `SELECT g, ci, ${integer('b')} AS col, ${integer(dialect.distinctCount('svc_id'))} AS users FROM (SELECT svc_id, g, ci, ${ofBracket} AS b FROM (${pairs})) WHERE b >= 0 GROUP BY g, ci, b`;
-      }
+  // The cohorts are read twice: their sizes, and joined to the returns.
+  return dialect.shared('cohorts', cohorts, (relation) => {
+    const pairs = `SELECT svc_id, g, ci, k - ci AS n FROM ${dialect.innerJoin(`SELECT * FROM ${relation}`, returns, ['svc_id'])} WHERE last_time >= t0 AND k - ci <= ${reach}`;
+    const sizes = `SELECT g, ci, ${integer('-1')} AS col, ${integer('count(*)')} AS users FROM ${relation} GROUP BY g, ci`;
+    return `SELECT * FROM (${sizes} UNION ALL ${retained(query, pairs, integer, dialect.distinctCount('svc_id'))})`;
+  });
+}
+
+/** Rows `g, ci, col, users` of the users retained per column, from the `pairs` of users and intervals `n` after their start's. */
+function retained(query: RetentionQuery, pairs: string, integer: (sql: string) => string, distinctUsers: string): string {
+  switch (query.mode) {
+    case 'nday':
+      return `SELECT g, ci, ${integer('n')} AS col, ${integer('count(*)')} AS users FROM (${pairs}) GROUP BY g, ci, n`;
+    case 'rolling':
+      return `SELECT g, ci, ${integer('m')} AS col, ${integer('count(*)')} AS users FROM (SELECT svc_id, g, ci, max(n) AS m FROM (${pairs}) GROUP BY svc_id, g, ci) GROUP BY g, ci, m`;
+    case 'bracket': {
+      const ofBracket = `CASE ${query.brackets.map(([from, to], b) => `WHEN n >= ${from} AND n < ${to} THEN ${b}`).join(' ')} ELSE -1 END`;
+      return `SELECT g, ci, ${integer('b')} AS col, ${integer(distinctUsers)} AS users FROM (SELECT svc_id, g, ci, ${ofBracket} AS b FROM (${pairs})) WHERE b >= 0 GROUP BY g, ci, b`;
     }
-  })();
-  return `SELECT * FROM (${sizes} UNION ALL ${retained})`;
+  }
 }
