@@ -116,6 +116,37 @@ test('the answers are not trivial: merged and mapped users count once, newer coh
   expect(series.combined[2].count).toBeGreaterThan(0);
 });
 
+test('by hand: returns before the start do not count, Day 0 is the start\'s day, rolling stops at the last column, brackets reach past the range', async () => {
+  h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
+  const jan = (day: number, hour: number) => Date.UTC(2026, 0, day, hour);
+  const events = [
+    { event_type: 'Play', user_id: 'hand-1', time: jan(5, 9) },
+    { event_type: 'Open', user_id: 'hand-1', time: jan(5, 10) },
+    { event_type: 'Play', user_id: 'hand-1', time: jan(6, 12) },
+    { event_type: 'Play', user_id: 'hand-1', time: jan(8, 12) },
+    { event_type: 'Play', user_id: 'hand-2', time: jan(5, 8) },
+    { event_type: 'Open', user_id: 'hand-2', time: jan(6, 10) },
+    { event_type: 'Play', user_id: 'hand-2', time: jan(6, 11) },
+    { event_type: 'Open', user_id: 'hand-3', time: jan(5, 12) },
+    { event_type: 'Open', user_id: 'hand-3', time: jan(6, 12) },
+    { event_type: 'Play', user_id: 'hand-3', time: jan(7, 12) },
+  ];
+  expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const days = { start: '20260105', end: '20260107', se: OPEN, re: PLAY };
+  const cells = (...counts: [number, number][]) => counts.map(([count, outof]) => ({ count, outof, incomplete: false }));
+  const nday = (await get(days)).body.data.series[0];
+  expect(nday.dates).toEqual(['Jan 07', 'Jan 06', 'Jan 05']);
+  expect(nday.values).toEqual({ 'Jan 05': cells([2, 2], [0, 2], [1, 2], [1, 2]), 'Jan 06': cells([1, 1], [1, 1], [0, 1], [0, 1]), 'Jan 07': cells([0, 0], [0, 0], [0, 0], [0, 0]) });
+  expect(nday.combined.map((c: { count: number; outof: number }) => [c.count, c.outof])).toEqual([[3, 3], [1, 3], [1, 3], [1, 3]]);
+  const rolling = (await get({ ...days, rm: 'rolling' })).body.data.series[0];
+  expect(rolling.values['Jan 05']).toEqual(cells([2, 2], [2, 2], [2, 2], [1, 2]));
+  expect(rolling.values['Jan 06']).toEqual(cells([1, 1], [1, 1], [0, 1], [0, 1]));
+  const brackets = (await get({ ...days, rm: 'bracket', rb: [[0, 2], [2, 4]] })).body.data.series[0];
+  expect(brackets.values['Jan 05']).toEqual(cells([2, 2], [1, 2], [2, 2]));
+  expect(brackets.values['Jan 06']).toEqual(cells([1, 1], [1, 1], [0, 1]));
+});
+
 test('the longest range and the furthest bracket are answered: columns as the range has intervals, none after now', async () => {
   h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
   const year = await get({ start: '20250321', end: '20260320', se: OPEN, re: OPEN, rm: 'rolling' });
