@@ -281,6 +281,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     listEventTypeTotals: reporting.listEventTypeTotals,
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
+    getRetention: reporting.getRetention,
     getChartCsv: reporting.getChartCsv,
     createDeletionRequest: deletion.createDeletionRequest,
     listDeletionJobs: deletion.listDeletionJobs,
