@@ -27,6 +27,7 @@ const ENGINE_TESTS = [
   'official-sdk',
   'reporting/reporting',
   'reporting/agreement',
+  'reporting/retention',
   'shared/secrets-at-rest',
   'session-replays/session-replays',
   'taxonomy/taxonomy',

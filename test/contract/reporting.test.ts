@@ -1,5 +1,5 @@
-// Doc 001's reporting interface against the Prism mock: the typed client drives all nine
-// operations (its requests are checked by the spec-driven validator, its answers against the
+// Doc 001's reporting interface against the Prism mock, with the retention analysis beyond the
+// documents: the typed client drives all ten operations (its requests are checked by the spec-driven validator, its answers against the
 // documented schemas), then the requests the spec forbids and their valid controls.
 import { createAppClient, type EventSpecification } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
@@ -66,7 +66,7 @@ async function expectDocumentedSuccess(path: string, call: Promise<Answer>) {
   return { data, request: url };
 }
 
-describe('the typed client against the mock, all nine operations', () => {
+describe('the typed client against the mock, all ten operations', () => {
   test('GET /api/3/chart/{chart_id}/csv answers the CSV text in data, as the platform does', async () => {
     const { data, request } = await expectDocumentedSuccess(
       '/api/3/chart/{chart_id}/csv',
@@ -145,6 +145,15 @@ describe('the typed client against the mock, all nine operations', () => {
     expect(request.searchParams.getAll('e').map((step) => JSON.parse(step))).toEqual(steps);
   });
 
+  test('GET /api/2/retention with brackets, a segment and a group-by', async () => {
+    const { request } = await expectDocumentedSuccess(
+      '/api/2/retention',
+      client.GET('/api/2/retention', { params: { query: { ...range, se: { event_type: '_new' }, re: played, rm: 'bracket', rb: [[0, 1], [1, 8]], i: 7, s: segment, g: 'platform', limit: 10 } } }),
+    );
+    expect(JSON.parse(request.searchParams.get('re')!)).toEqual(played);
+    expect(JSON.parse(request.searchParams.get('rb')!)).toEqual([[0, 1], [1, 8]]);
+  });
+
   test('a chart range not written YYYYMMDD comes back as the documented 400', async () => {
     const { data, error, response } = await client.GET('/api/3/chart/{chart_id}/csv', {
       params: { path: { chart_id: 'f3kq9zt' }, query: { start: '2026-11-01' as never, end: '20261107' } },
@@ -160,6 +169,7 @@ const e = (spec: unknown) => (typeof spec === 'string' ? spec : JSON.stringify(s
 const segmentation = (params: Record<string, string>) => `/api/2/events/segmentation?${query({ ...range, ...params })}`;
 const funnel = (steps: unknown[], params: Record<string, string> = {}) =>
   `/api/2/funnels?${[...steps.map((step) => `e=${encodeURIComponent(e(step))}`), query({ ...range, ...params })].join('&')}`;
+const retention = (params: Record<string, string>) => `/api/2/retention?${query({ ...range, se: e({ event_type: 'Song Played' }), re: e({ event_type: '_active' }), ...params })}`;
 const basic = { authorization: BASIC };
 
 const cases: ForbiddenCase[] = [
@@ -299,6 +309,35 @@ const cases: ForbiddenCase[] = [
     gap: true,
     problem: /query parameter e item 1: \/ must have required property 'event_type'/,
   },
+  {
+    name: "retention with a mode rm='weekly'",
+    role: 'app',
+    request: get(retention({ rm: 'weekly' }), basic),
+    prismStatus: 400,
+    problem: /query parameter rm: \/ must be equal to one of the allowed values/,
+  },
+  {
+    name: 'retention without a return event',
+    role: 'app',
+    request: get(`/api/2/retention?${query({ ...range, se: e({ event_type: '_new' }) })}`, basic),
+    prismStatus: 400,
+    problem: /query parameter re: is required/,
+  },
+  {
+    name: 'retention without credentials',
+    role: 'app',
+    request: get(retention({})),
+    prismStatus: 401,
+    problem: /credentials: none of the security requirements is met \(BasicAuth\)/,
+  },
+  {
+    name: 'retention with a bracket of three bounds',
+    role: 'app',
+    request: get(retention({ rm: 'bracket', rb: '[[0,1,2]]' }), basic),
+    prismStatus: 200,
+    gap: true,
+    problem: /query parameter rb: \/0 must NOT have more than 2 items/,
+  },
 ];
 
 forbiddenRequests(cases);
@@ -319,6 +358,7 @@ const valid: ValidCase[] = [
     request: get(funnel([{ event_type: 'Product Viewed' }, played], { mode: 'unordered', cs: '259200', limit: '100' }), basic),
     status: 200,
   },
+  { name: 'retention, rolling and weekly', role: 'app', request: get(retention({ rm: 'rolling', i: '7', g: 'country' }), basic), status: 200 },
   {
     name: 'session length with custom bins',
     role: 'app',

@@ -285,6 +285,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     listEventTypeTotals: reporting.listEventTypeTotals,
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
+    getRetention: reporting.getRetention,
     getChartCsv: reporting.getChartCsv,
     getEventExport: exports.getEventExport,
     createDeletionRequest: deletion.createDeletionRequest,

@@ -31,9 +31,8 @@ function event(run, batch, index, now) {
   };
 }
 
-/** `count` upload bodies (JSON text) for one run. */
-export function makeBodies(apiKey, run, count, eventsPerBatch = 2000) {
-  const now = Date.now();
+/** `count` upload bodies (JSON text) for one run; events happen up to 1000 s before `now` (ms). */
+export function makeBodies(apiKey, run, count, eventsPerBatch = 2000, now = Date.now()) {
   return Array.from({ length: count }, (_, batch) =>
     JSON.stringify({ api_key: apiKey, events: Array.from({ length: eventsPerBatch }, (_, i) => event(run, batch, i, now)) }),
   );

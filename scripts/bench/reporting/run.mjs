@@ -160,6 +160,23 @@ function funnelAgrees(answer, rowsByDay) {
   return differing === undefined || `${differing[0]}: the endpoint's ${JSON.stringify(differing[1])}, the hand SQL's ${JSON.stringify(counts(byDay.get(differing[0])))}`;
 }
 
+const COHORT_DAY = new Intl.DateTimeFormat('en-US', { month: 'short', day: '2-digit', timeZone: 'UTC' });
+
+/**
+ * Whether a retention answer has the hand SQL's users per cohort day `c` (days since 1970) and
+ * column `n` (-1: the cohort's users): true, or the first cell that differs. Columns after now
+ * are not in the answer; every other cell it has must be a row's (or 0).
+ */
+function retentionAgrees(answer, rows) {
+  const { values } = answer.data.series[0];
+  const counts = new Map(rows.map((row) => [`${COHORT_DAY.format(Number(row.c) * DAY)}/${Number(row.n) + 1}`, Number(row.users)]));
+  for (const [label, cells] of Object.entries(values)) {
+    const differing = cells.findIndex((cell, i) => cell.count !== (counts.get(`${label}/${i}`) ?? 0));
+    if (differing >= 0) return `${label}[${differing}]: the endpoint's ${cells[differing].count}, the hand SQL's ${counts.get(`${label}/${differing}`) ?? 0}`;
+  }
+  return true;
+}
+
 /** Whether a composition answer has the hand SQL's users per value: true, or the first value that differs. */
 function compositionAgrees(answer, rows) {
   const counts = new Map(rows.map((row) => [row.c, Number(row.users)]));
@@ -274,6 +291,25 @@ const allCases = [
     clickhouse: `SELECT countIf(l < 60000), countIf(l >= 60000) FROM (SELECT least(max(time) - sid, ${DAY}) AS l FROM (
        SELECT assumeNotNull(svc_id) AS s, assumeNotNull(session_id) AS sid, time, event_type FROM events WHERE ${sessionsInRange})
      GROUP BY s, sid HAVING countIf(event_type NOT IN ('$identify', '$groupidentify')) > 0)`,
+  },
+  {
+    name: 'retention n-day/day (Open App, then Song Played)',
+    path: `/api/2/retention?${range}&se=${e({ event_type: 'Open App' })}&re=${e({ event_type: 'Song Played' })}`,
+    // The endpoint's question: each user's first Open App in the range makes the cohort (its day);
+    // per later day n (up to 29) the users with a Song Played that day, at or after that first Open
+    // App (read up to 30 days after the range). Per user and day the latest Song Played decides.
+    duckdb: `WITH st AS (SELECT svc_id, min(time) AS t0 FROM events WHERE ${inRange} AND svc_id IS NOT NULL AND event_type = 'Open App' GROUP BY svc_id),
+     rt AS (SELECT svc_id, time // ${DAY} AS k, max(time) AS last_time FROM events WHERE app_id = ${project.app_id} AND time >= ${START} AND time < ${START + 2 * DAYS * DAY}
+       AND svc_id IS NOT NULL AND event_type = 'Song Played' GROUP BY ALL)
+     SELECT t0 // ${DAY} AS c, -1 AS n, count(*) AS users FROM st GROUP BY c
+     UNION ALL SELECT t0 // ${DAY} AS c, k - t0 // ${DAY} AS n, count(*) AS users FROM st JOIN rt USING (svc_id) WHERE last_time >= t0 AND k - t0 // ${DAY} < ${DAYS} GROUP BY ALL`,
+    clickhouse: `SELECT intDiv(t0, ${DAY}) AS c, toInt64(-1) AS n, count() AS users FROM (SELECT svc_id, min(time) AS t0 FROM events WHERE ${inRange} AND svc_id IS NOT NULL AND event_type = 'Open App' GROUP BY svc_id) GROUP BY c
+     UNION ALL SELECT intDiv(t0, ${DAY}) AS c, k - intDiv(t0, ${DAY}) AS n, count() AS users
+     FROM (SELECT svc_id, min(time) AS t0 FROM events WHERE ${inRange} AND svc_id IS NOT NULL AND event_type = 'Open App' GROUP BY svc_id)
+     ALL INNER JOIN (SELECT svc_id, intDiv(time, ${DAY}) AS k, max(time) AS last_time FROM events WHERE app_id = ${project.app_id} AND time >= ${START} AND time < ${START + 2 * DAYS * DAY}
+       AND svc_id IS NOT NULL AND event_type = 'Song Played' GROUP BY svc_id, k) USING (svc_id)
+     WHERE last_time >= t0 AND k - intDiv(t0, ${DAY}) < ${DAYS} GROUP BY c, n`,
+    agrees: Object.fromEntries(['duckdb', 'clickhouse'].map((engine) => [engine, retentionAgrees])),
   },
   {
     name: 'event types list',

@@ -1,7 +1,7 @@
 // What the soak measures of the server: resident memory (Linux's VmRSS) of its process, of
 // its child processes (the engine runs in one) and of ClickHouse's server, the JS heap and
 // ArrayBuffers of the server and of its engine (from the probes' files), and the journal backlog
-// in its data directory.
+// in its data directory, and the bytes ClickHouse's mark and uncompressed caches hold.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -69,4 +69,19 @@ export function journalBacklog(dataDir) {
     }
   }
   return { segments: names.length, bytes };
+}
+
+/**
+ * Bytes in ClickHouse's mark and uncompressed caches (bounded by its configuration: memory
+ * held by design); undefined until its asynchronous metrics are first computed (after a minute).
+ */
+export async function clickhouseCaches(url) {
+  const query = "SELECT sum(value) FROM system.asynchronous_metrics WHERE metric IN ('MarkCacheBytes', 'UncompressedCacheBytes') HAVING count() > 0";
+  try {
+    const response = await fetch(`${url}/?query=${encodeURIComponent(query)}`);
+    const text = (await response.text()).trim();
+    return response.ok && text !== '' ? Number(text) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,12 +1,15 @@
 // Soak: the server (its own process, as `svc-server start` runs) ingesting at a steady rate
-// while a rotating mix of reporting queries runs a few times a second, for --minutes. Every
+// while a rotating mix of reporting queries over yesterday (seeded with --seed-events before
+// the clock starts) runs a few times a second, for --minutes. Every
 // --row-seconds it prints a row: the server's and the engine's RSS (VmRSS of the server and of
 // its child processes; ClickHouse's own server beside), the server's JS heap used and the
 // engine's ArrayBuffers (a probe loaded with --import writes them to files: the server does
 // not expose them), the journal backlog (segments on disk not loaded yet, the open one
 // included) and the window's p99 latencies and answers by status. At the end: memory after the
-// warm-up and at the end, its slope per 10 minutes, and a verdict against the targets (memory
-// flat after the warm-up, backlog bounded, no errors).
+// warm-up and at the end, the slope per 10 minutes of its floor (each minute's least: a segment's
+// load takes a few hundred MB for seconds and gives them back, so single samples swing with
+// whether one ran; a leak raises the floor), and a verdict against the targets (memory flat
+// after the warm-up, backlog bounded, no errors).
 // What memory holds by design, so that "flat" is judged on the rest:
 // - the insert_id window (7 days by default, ~100 bytes an id: at 2000 events/s ~12 MB a
 //   minute for a week): the server runs with --insert-id-window-hours (default 0.02, 72 s);
@@ -15,16 +18,21 @@
 //   warm-up;
 // - the engine's per-user timelines (DuckDB), an in-memory index of every stored event (~20
 //   bytes an event): they are the engine's ArrayBuffers, left out of the judged memory and
-//   printed per million events.
-//   node scripts/bench/soak/run.mjs [--engine duckdb|clickhouse] [--minutes 30] [--events-per-second 2000] [--queries-per-second 2] [--warmup-minutes 10] [--row-seconds 30] [--insert-id-window-hours 0.02] [--duckdb-memory-limit 256MB]
+//   printed per million events;
+// - (not memory) --engine-nice: the engine process runs at idle priority, as the server's
+//   default, so any other work on the machine comes first; a soak on a machine shared with
+//   other work runs it at 0 (and the other work at idle priority) to measure the server alone;
+// - ClickHouse's mark and uncompressed caches (512 MB each in scripts/clickhouse), read from its
+//   asynchronous metrics.
+//   node scripts/bench/soak/run.mjs [--engine duckdb|clickhouse] [--minutes 30] [--events-per-second 2000] [--queries-per-second 2] [--warmup-minutes 10] [--row-seconds 30] [--insert-id-window-hours 0.02] [--duckdb-memory-limit 256MB] [--seed-events 1000000] [--engine-nice idle|N]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServerProcess } from '../support/server-process.mjs';
-import { journalBacklog, memoryOf } from './measure.mjs';
-import { ingestLoop, reportingLoop } from './traffic.mjs';
+import { clickhouseCaches, journalBacklog, memoryOf } from './measure.mjs';
+import { dayOf, ingestLoop, reportingLoop, seedDay } from './traffic.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -36,6 +44,8 @@ const { values } = parseArgs({
     'row-seconds': { type: 'string', default: '30' },
     'insert-id-window-hours': { type: 'string', default: '0.02' },
     'duckdb-memory-limit': { type: 'string', default: '256MB' },
+    'seed-events': { type: 'string', default: '1000000' },
+    'engine-nice': { type: 'string', default: 'idle' },
   },
 });
 const MINUTES = Number(values.minutes);
@@ -51,6 +61,7 @@ const heapFile = join(probeDir, 'heap.json');
 const serverLog = [];
 const server = await startServerProcess({
   engine: values.engine,
+  engineNice: values['engine-nice'] === 'idle' ? 'idle' : Number(values['engine-nice']),
   nodeArgs: ['--import', fileURLToPath(new URL('./heap-probe.mjs', import.meta.url))],
   serverArgs: ['--insert-id-window-hours', values['insert-id-window-hours'], ...(values.engine === 'duckdb' ? ['--duckdb-memory-limit', values['duckdb-memory-limit']] : [])],
   env: { ...process.env, SVC_SOAK_HEAP_FILE: heapFile },
@@ -60,36 +71,42 @@ const server = await startServerProcess({
   },
 });
 console.log(
-  `soak: ${server.engine}, ${MINUTES} min, ${values['events-per-second']} events/s, ${values['queries-per-second']} queries/s, warm-up ${WARMUP_MS / 60_000} min, insert_id window ${values['insert-id-window-hours']} h${values.engine === 'duckdb' ? `, DuckDB memory limit ${values['duckdb-memory-limit']}` : ''}; server pid ${server.child.pid}${server.clickhousePid ? `, ClickHouse pid ${server.clickhousePid}` : ''}`,
+  `soak: ${server.engine}, ${MINUTES} min, ${values['events-per-second']} events/s, ${values['queries-per-second']} queries/s, warm-up ${WARMUP_MS / 60_000} min, insert_id window ${values['insert-id-window-hours']} h, engine process at ${values['engine-nice'] === 'idle' ? 'idle priority' : `niceness ${values['engine-nice']}`}${values.engine === 'duckdb' ? `, DuckDB memory limit ${values['duckdb-memory-limit']}` : ''}; server pid ${server.child.pid}${server.clickhousePid ? `, ClickHouse pid ${server.clickhousePid}` : ''}`,
 );
 
+const yesterdayMs = Math.floor(Date.now() / 86_400_000) * 86_400_000 - 86_400_000;
+const seeding = performance.now();
+await seedDay(server, yesterdayMs, Number(values['seed-events']));
+console.log(`seeded ${values['seed-events']} events on ${dayOf(yesterdayMs)}, all queryable after ${((performance.now() - seeding) / 1000).toFixed(0)} s`);
 const ingest = ingestLoop(server, Number(values['events-per-second']));
-const reporting = reportingLoop(server, Number(values['queries-per-second']));
+const reporting = reportingLoop(server, Number(values['queries-per-second']), dayOf(yesterdayMs));
 const started = performance.now();
 const elapsed = () => performance.now() - started;
 const samples = [];
-const sample = () => {
+const sample = async () => {
+  const atMs = elapsed();
   const memory = memoryOf(server.child.pid, server.clickhousePid, heapFile);
-  samples.push({ atMs: elapsed(), ...memory, events: ingest.events(), backlog: journalBacklog(server.dataDir) });
+  const caches = server.clickhouseUrl === undefined ? undefined : await clickhouseCaches(server.clickhouseUrl);
+  samples.push({ atMs, ...memory, clickhouseCaches: caches, events: ingest.events(), backlog: journalBacklog(server.dataDir) });
 };
 const mb = (bytes) => (bytes === undefined ? '-' : (bytes / 2 ** 20).toFixed(0));
 const statuses = (counts) => Object.entries(counts).map(([status, n]) => `${status}:${n}`).join(' ') || '-';
 
-console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | server JS heap MB | server ArrayBuffers MB | engine ArrayBuffers MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
+console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | ClickHouse caches MB | server JS heap MB | server ArrayBuffers MB | engine ArrayBuffers MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
 const sampler = setInterval(sample, SAMPLE_MS);
-sample();
+await sample();
 const printRow = () => {
   const last = samples.at(-1);
   const [i, r] = [ingest.window(), reporting.window()];
   console.log(
-    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.heapUsed)} | ${mb(last.arrayBuffers)} | ${mb(last.engineArrayBuffers)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
+    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.clickhouseCaches)} | ${mb(last.heapUsed)} | ${mb(last.arrayBuffers)} | ${mb(last.engineArrayBuffers)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
   );
 };
 const printer = setInterval(printRow, ROW_MS);
 await new Promise((resolve) => setTimeout(resolve, MINUTES * 60_000));
 clearInterval(printer);
 clearInterval(sampler);
-sample();
+await sample();
 printRow();
 await Promise.all([ingest.stop(), reporting.stop()]);
 const exited = server.child.exitCode !== null || server.child.signalCode !== null;
@@ -97,12 +114,12 @@ await server.stop();
 rmSync(probeDir, { recursive: true, force: true });
 
 // The verdict: memory after the warm-up (first sample at or after it) and at the end, the
-// least-squares slope of the samples since, the backlog bounded when its largest after the
+// least-squares slope of each minute's least judged memory since, the backlog bounded when its largest after the
 // warm-up is at most twice its largest before (or 64 MB), and every answer that was not a 2xx
 // (or no answer) an error.
 const after = samples.filter((s) => s.atMs >= WARMUP_MS);
-/** The memory judged: every process's RSS but the engine's ArrayBuffers (its timelines: data, by design). */
-const judgedOf = (s) => s.serverRss + (s.engineRss ?? 0) - (s.engineArrayBuffers ?? 0) + (s.clickhouseRss ?? 0);
+/** The memory judged: every process's RSS but the engine's ArrayBuffers (its timelines: data, by design) and ClickHouse's caches. */
+const judgedOf = (s) => s.serverRss + (s.engineRss ?? 0) - (s.engineArrayBuffers ?? 0) + (s.clickhouseRss ?? 0) - (s.clickhouseCaches ?? 0);
 /** Least-squares slope of `valueOf` against `xOf` over the points. */
 function slopeOf(points, xOf, valueOf) {
   if (points.length < 2) return NaN;
@@ -114,16 +131,23 @@ function slopeOf(points, xOf, valueOf) {
   return num / den;
 }
 const [first, last] = [after[0], after.at(-1)];
-const slope = slopeOf(after, (p) => p.atMs / 600_000, judgedOf) / 2 ** 20;
+/** Each minute's sample of the least judged memory. */
+const floorOfMinute = new Map();
+for (const s of after) {
+  const minute = Math.floor(s.atMs / 60_000);
+  if (!floorOfMinute.has(minute) || judgedOf(s) < judgedOf(floorOfMinute.get(minute))) floorOfMinute.set(minute, s);
+}
+const floors = [...floorOfMinute.values()];
+const slope = slopeOf(floors, (p) => p.atMs / 600_000, judgedOf) / 2 ** 20;
 const timelinesPerMillion = slopeOf(after, (p) => p.events / 1e6, (p) => p.engineArrayBuffers ?? 0) / 2 ** 20;
 const maxBacklog = (list) => Math.max(0, ...list.map((s) => s.backlog.bytes));
 const backlogBounded = after.length > 0 && maxBacklog(after) <= Math.max(maxBacklog(samples.filter((s) => s.atMs < WARMUP_MS)) * 2, 64 * 2 ** 20);
 const errors = ingest.errors() + reporting.errors();
 const flat = Number.isFinite(slope) && slope < FLAT_MB_PER_10_MIN;
-const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB, engine ArrayBuffers ${mb(s.engineArrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
+const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB (caches ${mb(s.clickhouseCaches)} MB)`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB, engine ArrayBuffers ${mb(s.engineArrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
 console.log(`\nsent: ${ingest.sent()} ingestion batches (${ingest.events()} events, ${(ingest.events() / (MINUTES * 60)).toFixed(0)}/s), ${reporting.sent()} reporting queries; answers: ingestion ${statuses(ingest.totals())}, reporting ${statuses(reporting.totals())}`);
 console.log(`memory after the warm-up: ${describe(first)}\nmemory at the end: ${describe(last)}`);
-console.log(`slope of RSS (server + engine${server.clickhousePid ? ' + ClickHouse' : ''}, less the engine's ArrayBuffers) after the warm-up: ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${after.length} samples; the engine's ArrayBuffers (timelines): ${Number.isFinite(timelinesPerMillion) ? timelinesPerMillion.toFixed(1) : '-'} MB per million events ingested; journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);
+console.log(`slope of RSS (server + engine${server.clickhousePid ? ' + ClickHouse' : ''}, less the engine's ArrayBuffers${server.clickhousePid ? " and ClickHouse's caches" : ''}) after the warm-up, of its floor (each minute's least): ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${floors.length} minutes (${mb(judgedOf(floors[0] ?? {}))} MB to ${mb(judgedOf(floors.at(-1) ?? {}))} MB); the engine's ArrayBuffers (timelines): ${Number.isFinite(timelinesPerMillion) ? timelinesPerMillion.toFixed(1) : '-'} MB per million events ingested; journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);
 console.log(
   `verdict: memory ${flat ? 'flat' : 'NOT flat'} (target under ${FLAT_MB_PER_10_MIN} MB per 10 min), backlog ${backlogBounded ? 'bounded' : 'NOT bounded'}, ${errors} errors (target 0)${exited ? ', the server EXITED during the run' : ''}: ${flat && backlogBounded && errors === 0 && !exited ? 'PASS' : 'FAIL'}`,
 );

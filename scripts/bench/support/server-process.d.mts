@@ -6,6 +6,8 @@ export interface ServerProcess {
   child: ChildProcess;
   /** The private ClickHouse server's pid (engine clickhouse). */
   clickhousePid: number | undefined;
+  /** The private ClickHouse server's HTTP URL (engine clickhouse). */
+  clickhouseUrl: string | undefined;
   /** Base URL of every host role. */
   url: string;
   apiKey: string;

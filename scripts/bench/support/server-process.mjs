@@ -10,14 +10,15 @@ import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
 import { serverBin, serverFlags } from './server-flags.mjs';
 
-/** The engine's command-line options, the ClickHouse server's pid, and what stops its servers. */
+/** The engine's command-line options, the ClickHouse server's pid and URL, and what stops its servers. */
 async function engineOptions(engine) {
-  if (engine === 'duckdb') return { args: [], clickhousePid: undefined, stop: async () => undefined };
+  if (engine === 'duckdb') return { args: [], clickhousePid: undefined, clickhouseUrl: undefined, stop: async () => undefined };
   if (engine !== 'clickhouse') throw new Error('the engine is duckdb or clickhouse');
   const [clickhouse, postgres] = await Promise.all([startClickHouse(), startPostgres()]);
   return {
     args: ['--engine', 'clickhouse', '--clickhouse-url', clickhouse.url, '--clickhouse-database', 'svc_bench', '--postgres-url', postgres.url],
     clickhousePid: clickhouse.pid,
+    clickhouseUrl: clickhouse.url,
     stop: () => Promise.all([clickhouse.stop(), postgres.stop()]),
   };
 }
@@ -56,6 +57,7 @@ export async function startServerProcess({ engine = 'duckdb', engineNice = 'idle
     dataDir,
     child,
     clickhousePid: options.clickhousePid,
+    clickhouseUrl: options.clickhouseUrl,
     url: field(/ingest\s+(http:\/\/\S+)/),
     apiKey: field(/API key:\s+(\S+)/),
     secretKey: field(/secret key:\s+(\S+)/),

@@ -206,3 +206,27 @@ export function localDateLabel(timeZone: string, epochMs: number): string {
 
 /** ISO 8601 `YYYY-MM-DDThh:mmTZD` (the spec's pattern has checked the shape) → epoch ms. */
 export const instant = (time: string) => Date.parse(time.replace(/Z$/, ':00Z').replace(/([+-]\d\d:\d\d)$/, ':00$1'));
+
+/**
+ * The starts (epoch ms) of `count` consecutive day, week or month buckets from the range's first
+ * one (`bucketLabels`' first), with their labels: cohorts and later intervals of a retention.
+ */
+export function bucketStarts(timeZone: string, range: ReportRange, interval: 'day' | 'week' | 'month', count: number): { startMs: number; label: string }[] {
+  const first = bucketDate(interval, range.start);
+  return Array.from({ length: count }, (_, i) => {
+    const date = interval === 'month' ? { year: first.year + Math.floor((first.month - 1 + i) / 12), month: ((first.month - 1 + i) % 12) + 1, day: 1 } : addDays(first, interval === 'week' ? 7 * i : i);
+    return { startMs: localMidnight(timeZone, date), label: dateLabel(date) };
+  });
+}
+
+/**
+ * The number of the bucket that starts on a local date (`YYYY-MM-DD`) counted from 1970, as
+ * `intervalNumber` of store/dialect.ts counts in SQL: days since 1970-01-01, weeks since the
+ * Monday before it (1970-01-01 was a Thursday), months since January 1970.
+ */
+export function intervalNumberOf(label: string, interval: 'day' | 'week' | 'month'): number {
+  const date = { year: Number(label.slice(0, 4)), month: Number(label.slice(5, 7)), day: Number(label.slice(8, 10)) };
+  const days = asUtc(date) / 86_400_000;
+  if (interval === 'month') return date.year * 12 + date.month - 1 - 1970 * 12;
+  return interval === 'week' ? Math.floor((days + 3) / 7) : days;
+}

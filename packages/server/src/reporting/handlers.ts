@@ -20,6 +20,7 @@ import { getAverageSessionsPerUser } from './operations/getAverageSessionsPerUse
 import { getChartCsv } from './operations/getChartCsv.js';
 import { getEventSegmentation } from './operations/getEventSegmentation.js';
 import { getFunnel } from './operations/getFunnel.js';
+import { getRetention } from './operations/getRetention.js';
 import { getSessionLengthDistribution } from './operations/getSessionLengthDistribution.js';
 import { getUserComposition } from './operations/getUserComposition.js';
 import { getUserCounts } from './operations/getUserCounts.js';
@@ -78,6 +79,7 @@ export class ReportingHandlers {
   readonly listEventTypeTotals: Handler<'listEventTypeTotals'> = this.serveLimited(listEventTypeTotals);
   readonly getEventSegmentation: Handler<'getEventSegmentation'> = this.serve(getEventSegmentation);
   readonly getFunnel: Handler<'getFunnel'> = this.serve(getFunnel);
+  readonly getRetention: Handler<'getRetention'> = this.serve(getRetention);
   readonly getChartCsv: Handler<'getChartCsv'> = (request) =>
     getChartCsv(request, { charts: this.charts, answer: (operation, inner) => (this[operation] as (request: HandlerRequest<ChartOperation>) => Promise<Reply<ChartOperation>>)(inner) });
 

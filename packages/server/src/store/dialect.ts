@@ -57,6 +57,8 @@ export interface Dialect {
   integer(expression: string): string;
   /** A number as a double. */
   double(expression: string): string;
+  /** The integer quotient of two non-negative integers (rounded down). */
+  quotient(dividend: string, divisor: string): string;
   /** Aggregate: the list of a value's values, NULLs included, in the order of `orderBy` (unique per row). */
   orderedList(value: string, orderBy: string[]): string;
   /**
@@ -73,6 +75,13 @@ export interface Dialect {
   rebucketed(scan: EventScan, sql: string, windows: RollingWindows): string;
   /** A condition on a row of a scan with buckets (alias `s`): its user has a row of the same bucket in the scan `sql`. */
   userInBucketOf(sql: string): string;
+  /** A FROM clause: the rows of two parenthesized SELECTs with equal `keys` (their other columns named apart). */
+  innerJoin(left: string, right: string, keys: string[]): string;
+  /**
+   * A query (`body`) that reads a SELECT (`sql`) several times, each time where it writes the
+   * relation it is given (after FROM): computed once where the engine can keep it (`name`).
+   */
+  shared(name: string, sql: string, body: (relation: string) => string): string;
 }
 
 /** Rolling windows of `size` buckets over `labels` (oldest first): each window ends at its label. */
@@ -109,4 +118,30 @@ export function localWallMs(timeZone: string, epochMs: string, fromMs: number, t
   const offsets = offsetsBetween(timeZone, fromMs, toMs);
   const offset = offsets.length === 1 ? String(offsets[0]!.offsetMs) : `CASE ${offsets.slice(1).reverse().map((o) => `WHEN ${epochMs} >= ${o.fromMs} THEN ${o.offsetMs}`).join(' ')} ELSE ${offsets[0]!.offsetMs} END`;
   return `(${epochMs} + ${offset})`;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The number of the local day, week (from Monday) or month of an epoch-ms expression (an instant
+ * within [fromMs, toMs)), counted from 1970 (`intervalNumberOf` of model/time.ts for a bucket's
+ * label), in SQL both dialects read: arithmetic on the local wall time for days and weeks
+ * (1970-01-01 was a Thursday: day + 3 counts weeks from Monday), and for months a CASE on the
+ * wall times the months of the range start at.
+ */
+export function intervalNumber(dialect: Dialect, interval: 'day' | 'week' | 'month', timeZone: string, epochMs: string, fromMs: number, toMs: number): string {
+  const wall = localWallMs(timeZone, epochMs, fromMs, toMs);
+  // Integer arithmetic: instants after 1970 have positive wall times.
+  const day = dialect.quotient(wall, String(DAY_MS));
+  if (interval === 'day') return day;
+  if (interval === 'week') return dialect.quotient(`${day} + 3`, '7');
+  // Wall times are within a day of the instants: the months from the one before fromMs to the one after toMs.
+  const first = new Date(fromMs - DAY_MS);
+  const months: { wallMs: number; number: number }[] = [];
+  for (let m = first.getUTCFullYear() * 12 + first.getUTCMonth(); ; m++) {
+    const wallMs = Date.UTC(Math.floor(m / 12), m % 12, 1);
+    if (wallMs > toMs + DAY_MS) break;
+    months.push({ wallMs, number: m - 1970 * 12 });
+  }
+  return `CASE ${months.slice(1).reverse().map((month) => `WHEN ${wall} >= ${month.wallMs} THEN ${month.number}`).join(' ')} ELSE ${months[0]!.number} END`;
 }

@@ -8,6 +8,7 @@ import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
 import { generateBatches, type UploadEvent } from './dataset.js';
 import * as oracle from './oracle.js';
+import { retention, type RetentionParams } from './retention-oracle.js';
 
 let h: Harness;
 let auth: Record<string, string>;
@@ -121,6 +122,11 @@ const questions: Question[] = [
   ['a formula', '/api/2/events/segmentation', { ...MONTH_EDGE, e: A, e2: C, m: 'formula', formula: 'UNIQUES(B)/UNIQUES(A)' }, (o) => oracle.segmentation(o, { ...MONTH_EDGE, e: A, e2: C, m: 'formula', formula: 'UNIQUES(B)/UNIQUES(A)' })],
   ...(['ordered', 'sequential', 'unordered'] as const).map((mode): Question => [`${mode} funnel A → B → C, one day`, '/api/2/funnels', { ...MONTH_EDGE, e: [A, B, C], mode, cs: 86_400 }, (o) => oracle.funnels(o, { ...MONTH_EDGE, e: [A, B, C], mode, cs: 86_400 })]),
   ['ordered funnel by platform in a segment, 30 minutes', '/api/2/funnels', { ...WIDE, e: [A, B], s: segment, g: 'platform', cs: 1_800 }, (o) => oracle.funnels(o, { ...WIDE, e: [A, B], s: segment, g: 'platform', cs: 1_800 })],
+  ...([
+    ['n-day retention A → B', { ...MONTH_EDGE, se: A, re: B }],
+    ['rolling weekly retention of new users by platform', { ...WIDE, se: { event_type: '_new' }, re: { event_type: '_active' }, rm: 'rolling', i: 7, g: 'platform' }],
+    ['bracket retention in a segment', { ...WIDE, se: { event_type: '_active' }, re: C, rm: 'bracket', rb: [[0, 1], [1, 7], [7, 30]], s: segment }],
+  ] as [string, RetentionParams][]).map(([name, params]): Question => [name, '/api/2/retention', { ...params }, (o) => retention(o, params, NOW)]),
 ];
 
 function sortedByValue<T extends { value: string }>(types: T[]): T[] {

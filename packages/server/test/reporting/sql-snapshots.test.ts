@@ -7,6 +7,7 @@ import { composition } from '../../src/reporting/runners/composition.js';
 import type { RunnerContext } from '../../src/reporting/runners/context.js';
 import { eventTypeTotals } from '../../src/reporting/runners/event-types.js';
 import { funnel } from '../../src/reporting/runners/funnels.js';
+import { retention } from '../../src/reporting/runners/retention.js';
 import { segmentation, type SegmentationQuery } from '../../src/reporting/runners/segmentation.js';
 import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../../src/reporting/runners/sessions.js';
 import { userCounts } from '../../src/reporting/runners/users.js';
@@ -142,6 +143,23 @@ const CASES: Record<string, Case[]> = {
       name: 'unordered, four steps, by gp:plan',
       run: (ctx) =>
         funnel(ctx, { range: range('UTC', '20261102', '20261104'), steps: [play, { eventType: 'Buy', conditions: [] }, { eventType: '_active', conditions: [] }, play], mode: 'unordered', windowSeconds: 2_592_000, segment: [], groupBy: userProperty('gp:plan'), limit: 100 }),
+    },
+  ],
+  getRetention: [
+    {
+      name: 'n-day per day, Play then a filtered Buy, by country, segmented',
+      run: (ctx) =>
+        retention(ctx, { range: range('UTC', '20261102', '20261104'), interval: 'day', start: play, returning: { eventType: 'Buy', conditions: [everyOperator[4]!] }, mode: 'nday', brackets: [], segment, groupBy: userProperty('country'), limit: 10 }),
+    },
+    {
+      name: 'rolling per week of new users, mapped users, across a DST change',
+      mapped: true,
+      timeZone: BERLIN,
+      run: (ctx) => retention(ctx, { range: range(BERLIN, '20261019', '20261101'), interval: 'week', start: 'new', returning: { eventType: '_active', conditions: [] }, mode: 'rolling', brackets: [], segment: [], limit: 100 }),
+    },
+    {
+      name: 'brackets per month',
+      run: (ctx) => retention(ctx, { range: range('UTC', '20260901', '20261104'), interval: 'month', start: play, returning: play, mode: 'bracket', brackets: [[0, 1], [1, 3]], segment: [], limit: 100 }),
     },
   ],
 };

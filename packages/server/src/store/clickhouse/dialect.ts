@@ -178,6 +178,7 @@ export class ClickHouseDialect implements Dialect {
   number = (text: string) => `toFloat64OrNull(${text})`;
   integer = (expression: string) => `toInt64(${expression})`;
   double = (expression: string) => `toFloat64(${expression})`;
+  quotient = (dividend: string, divisor: string) => `intDiv(${dividend}, ${divisor})`;
   /** Tuples, so that groupArray keeps NULL values; sorted by the tuple of the order keys. */
   orderedList = (value: string, orderBy: string[]) => `arrayMap(x -> x.1, arraySort(x -> x.2, groupArray(tuple(${value}, tuple(${orderBy.join(', ')})))))`;
 
@@ -250,6 +251,16 @@ export class ClickHouseDialect implements Dialect {
     // The windows holding a bucket: the `size` buckets from it on (a bucket outside the labels: none).
     const target = `arrayJoin(arraySlice(${buckets}, indexOf(${buckets}, source_bucket), if(indexOf(${buckets}, source_bucket) = 0, 0, ${size})))`;
     return `SELECT ${columns}, ${target} AS bucket FROM (SELECT ${columns}, bucket AS source_bucket FROM (${sql}))`;
+  }
+
+  /** No common table expressions on 18.16: the SELECT is read again where it is used. */
+  shared(_name: string, sql: string, body: (relation: string) => string): string {
+    return body(`(${sql})`);
+  }
+
+  /** 18.16 joins on equal keys only, with the strictness written out: every pair of rows. */
+  innerJoin(left: string, right: string, keys: string[]): string {
+    return `(${left}) AS l ALL INNER JOIN (${right}) AS r USING (${keys.join(', ')})`;
   }
 
   /** No correlated subqueries on 18.16: a tuple IN. */

@@ -23,7 +23,7 @@ import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
 import { isEvent, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, SegmentLines } from './segment-lines.js';
-import { insertRows, integers, literal, mutate, quoted } from './statements.js';
+import { insertRows, integers, literal, mutate, MUTATION_TIME_LIMIT_MS, quoted } from './statements.js';
 import { withoutStoredRepeats } from './stored-repeats.js';
 import { SEGMENT_TABLES } from './tables.js';
 
@@ -73,17 +73,18 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     private readonly journalId: string,
     private readonly loadChunkLines: number,
     private readonly insertIdWindowMs: number,
+    private readonly mutationTimeLimitMs: number,
   ) {
     super();
     this.entities = new SharedEntities(sql);
-    this.reporting = new ReportingRows(store);
+    this.reporting = new ReportingRows(store, mutationTimeLimitMs);
   }
 
   static async open(options: ClickHouseOptions, sql: SqlSession, { loadLock = inProcessLoadLock(), journalId = '' }: SharedLoading = {}): Promise<ClickHouseEngine> {
     // Under the lock: processes opening at once would both run a migration step (a second
     // ADD COLUMN fails), and a segment another process is loading right now is not torn.
     return loadLock.hold(async () => {
-      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS);
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS, options.mutationTimeLimitMs ?? MUTATION_TIME_LIMIT_MS);
       await engine.removeTornSegments();
       await engine.readIdentities();
       await engine.reporting.reconcileUserMappings(await engine.entities.allUserMappings());
@@ -139,7 +140,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   private mutate(table: string, mutation: string): Promise<void> {
-    return mutate(this.store, table, mutation);
+    return mutate(this.store, table, mutation, this.mutationTimeLimitMs);
   }
 
   /** A journal segment's name as recorded: journals of different processes name theirs alike. */
@@ -202,7 +203,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     await this.catchUp();
     const lines = new SegmentLines(await readFile(path));
     const scan = await scanSegment(lines);
-    const kept = await withoutStoredRepeats(this.store, scan, this.insertIdWindowMs);
+    const kept = await withoutStoredRepeats(this.store, scan, this.insertIdWindowMs, this.journalId);
     const batch = this.identities.begin();
     const { plan, eventCount, version } = await planSegment(scan, kept, batch, this.lastIngestSeq);
     const holds: Row[] = [];

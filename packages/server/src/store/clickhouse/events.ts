@@ -74,6 +74,8 @@ export interface ClickHouseOptions {
   loadChunkLines?: number;
   /** The insert_id window (ms) within which a repeat another process received is dropped at load (default 7 days). */
   insertIdWindowMs?: number;
+  /** How long a mutation (merges, deletions, a torn segment's removal) is waited for (default 10 minutes). */
+  mutationTimeLimitMs?: number;
 }
 
 type Row = Record<string, unknown>;

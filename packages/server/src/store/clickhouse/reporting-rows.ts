@@ -12,7 +12,10 @@ export class ReportingRows {
   /** The last version given to a cohort membership or user mapping row. */
   private lastVersion = 0;
 
-  constructor(private readonly store: ClickHouseEvents) {}
+  constructor(
+    private readonly store: ClickHouseEvents,
+    private readonly mutationTimeLimitMs: number,
+  ) {}
 
   /**
    * Versions of cohort membership and user mapping rows: microseconds of the clock, raised
@@ -55,8 +58,8 @@ export class ReportingRows {
   async scrub(appId: number, svcIds: number[]): Promise<void> {
     const project = `app_id = ${Math.trunc(appId)}`;
     const list = integers(svcIds);
-    await mutate(this.store, 'cohort_members', `DELETE WHERE ${project} AND svc_id IN (${list})`);
-    await mutate(this.store, 'user_mappings', `DELETE WHERE ${project} AND (from_svc IN (${list}) OR to_svc IN (${list}))`);
+    await mutate(this.store, 'cohort_members', `DELETE WHERE ${project} AND svc_id IN (${list})`, this.mutationTimeLimitMs);
+    await mutate(this.store, 'user_mappings', `DELETE WHERE ${project} AND (from_svc IN (${list}) OR to_svc IN (${list}))`, this.mutationTimeLimitMs);
   }
 
   /** One INSERT (one block, one part: all or nothing) of the rows that take the members from `before` to `after`. */

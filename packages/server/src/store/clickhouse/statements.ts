@@ -17,16 +17,28 @@ export function insertRows(store: ClickHouseEvents, table: string, values: Row[]
 
 /**
  * Mutations are polled until done. A mutation that fails is retried by the server forever and
- * blocks the later ones of its table (18.16 can neither report nor kill it), so their SQL must be right.
+ * blocks the later ones of its table (18.16 can neither report nor kill it, docs/engines.md),
+ * so their SQL must be right, and waiting for one has a time limit: the load, scrub or
+ * cohort change that needed it fails with the mutations still pending named, is logged and
+ * runs again later.
  */
 const MUTATION_POLL_MS = 20;
+/** How long a mutation is waited for by default (a 10-million-event table's delete takes seconds). */
+export const MUTATION_TIME_LIMIT_MS = 600_000;
 
-/** Runs a mutation and waits until every part has it applied. */
-export async function mutate(store: ClickHouseEvents, table: string, mutation: string): Promise<void> {
+/** Runs a mutation and waits until every part of the table has it (and the table's earlier ones) applied, at most `timeLimitMs`. */
+export async function mutate(store: ClickHouseEvents, table: string, mutation: string, timeLimitMs = MUTATION_TIME_LIMIT_MS): Promise<void> {
   await store.client.command({ query: `ALTER TABLE ${table} ${mutation}` });
+  const deadline = performance.now() + timeLimitMs;
   for (;;) {
-    const [pending] = await store.query(`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = ${literal(table)} AND is_done = 0`);
-    if (Number(pending!.n) === 0) return;
+    const pending = await store.query(
+      `SELECT mutation_id, command, toString(create_time) AS created, parts_to_do FROM system.mutations WHERE database = currentDatabase() AND table = ${literal(table)} AND is_done = 0 ORDER BY create_time`,
+    );
+    if (pending.length === 0) return;
+    if (performance.now() >= deadline) {
+      const listed = pending.map((m) => `${String(m.mutation_id)} (created ${String(m.created)}, ${String(m.parts_to_do)} parts to do): ${String(m.command).slice(0, 200)}`).join('; ');
+      throw new Error(`ClickHouse mutations of table ${table} not done after ${Math.round(timeLimitMs / 1000)} s: ${listed}. One that fails is retried by ClickHouse forever and blocks the later ones (docs/engines.md)`);
+    }
     await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
   }
 }

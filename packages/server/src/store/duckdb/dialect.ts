@@ -149,6 +149,10 @@ export class DuckDbDialect implements Dialect {
     return `(${expression})::DOUBLE`;
   }
 
+  quotient(dividend: string, divisor: string): string {
+    return `((${dividend}) // ${divisor})`;
+  }
+
   orderedList(value: string, orderBy: string[]): string {
     return `list(${value} ORDER BY ${orderBy.join(', ')})`;
   }
@@ -243,6 +247,14 @@ export class DuckDbDialect implements Dialect {
   rebucketed(_scan: EventScan, sql: string, { labels, size }: RollingWindows): string {
     const indexed = `(VALUES ${labels.map((label, i) => `(${this.bucketOf(label)}, ${i})`).join(', ')})`;
     return `SELECT s.* EXCLUDE (bucket), t.bucket AS bucket FROM (${sql}) s JOIN ${indexed} w(bucket, i) ON s.bucket = w.bucket JOIN ${indexed} t(bucket, i) ON t.i BETWEEN w.i AND w.i + ${size - 1}`;
+  }
+
+  shared(name: string, sql: string, body: (relation: string) => string): string {
+    return `WITH ${name} AS MATERIALIZED (${sql}) ${body(name)}`;
+  }
+
+  innerJoin(left: string, right: string, keys: string[]): string {
+    return `(${left}) AS l JOIN (${right}) AS r USING (${keys.join(', ')})`;
   }
 
   userInBucketOf(sql: string): string {
