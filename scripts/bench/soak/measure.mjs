@@ -53,6 +53,7 @@ export function memoryOf(serverPid, clickhousePid, heapFile) {
     heapUsed: server.heapUsed,
     arrayBuffers: server.arrayBuffers,
     engineArrayBuffers: sum(engines.map((e) => e.arrayBuffers)),
+    engineHeapUsed: sum(engines.map((e) => e.heapUsed)),
   };
 }
 

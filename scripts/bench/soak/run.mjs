@@ -92,14 +92,14 @@ const sample = async () => {
 const mb = (bytes) => (bytes === undefined ? '-' : (bytes / 2 ** 20).toFixed(0));
 const statuses = (counts) => Object.entries(counts).map(([status, n]) => `${status}:${n}`).join(' ') || '-';
 
-console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | ClickHouse caches MB | server JS heap MB | server ArrayBuffers MB | engine ArrayBuffers MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
+console.log('elapsed | server RSS MB | engine RSS MB | ClickHouse RSS MB | ClickHouse caches MB | server JS heap MB | server ArrayBuffers MB | engine JS heap MB | engine ArrayBuffers MB | journal segments / MB | ingest p99 ms | reporting p99 ms | ingest answers | reporting answers');
 const sampler = setInterval(sample, SAMPLE_MS);
 await sample();
 const printRow = () => {
   const last = samples.at(-1);
   const [i, r] = [ingest.window(), reporting.window()];
   console.log(
-    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.clickhouseCaches)} | ${mb(last.heapUsed)} | ${mb(last.arrayBuffers)} | ${mb(last.engineArrayBuffers)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
+    `${(elapsed() / 1000).toFixed(0).padStart(5)} s | ${mb(last.serverRss)} | ${mb(last.engineRss)} | ${mb(last.clickhouseRss)} | ${mb(last.clickhouseCaches)} | ${mb(last.heapUsed)} | ${mb(last.arrayBuffers)} | ${mb(last.engineHeapUsed)} | ${mb(last.engineArrayBuffers)} | ${last.backlog.segments} / ${mb(last.backlog.bytes)} | ${i.p99.toFixed(0)} | ${r.p99.toFixed(0)} | ${statuses(i.statuses)} | ${statuses(r.statuses)}`,
   );
 };
 const printer = setInterval(printRow, ROW_MS);
@@ -144,7 +144,7 @@ const maxBacklog = (list) => Math.max(0, ...list.map((s) => s.backlog.bytes));
 const backlogBounded = after.length > 0 && maxBacklog(after) <= Math.max(maxBacklog(samples.filter((s) => s.atMs < WARMUP_MS)) * 2, 64 * 2 ** 20);
 const errors = ingest.errors() + reporting.errors();
 const flat = Number.isFinite(slope) && slope < FLAT_MB_PER_10_MIN;
-const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB (caches ${mb(s.clickhouseCaches)} MB)`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB, engine ArrayBuffers ${mb(s.engineArrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
+const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB (caches ${mb(s.clickhouseCaches)} MB)`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB, engine JS heap ${mb(s.engineHeapUsed)} MB, engine ArrayBuffers ${mb(s.engineArrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
 console.log(`\nsent: ${ingest.sent()} ingestion batches (${ingest.events()} events, ${(ingest.events() / (MINUTES * 60)).toFixed(0)}/s), ${reporting.sent()} reporting queries; answers: ingestion ${statuses(ingest.totals())}, reporting ${statuses(reporting.totals())}`);
 console.log(`memory after the warm-up: ${describe(first)}\nmemory at the end: ${describe(last)}`);
 console.log(`slope of RSS (server + engine${server.clickhousePid ? ' + ClickHouse' : ''}, less the engine's ArrayBuffers${server.clickhousePid ? " and ClickHouse's caches" : ''}) after the warm-up, of its floor (each minute's least): ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${floors.length} minutes (${mb(judgedOf(floors[0] ?? {}))} MB to ${mb(judgedOf(floors.at(-1) ?? {}))} MB); the engine's ArrayBuffers (timelines): ${Number.isFinite(timelinesPerMillion) ? timelinesPerMillion.toFixed(1) : '-'} MB per million events ingested; journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);
