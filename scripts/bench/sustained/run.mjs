@@ -99,7 +99,6 @@ while (performance.now() - started < RUN_MS) {
 sending = false;
 await Promise.all(senders);
 const sendSeconds = (performance.now() - started) / 1000;
-const cpuPerEvent = ((treeCpuMillis(server.child.pid) - cpuAtStart) * 1000) / acknowledged;
 console.log(`sending stopped: ${acknowledged} events acknowledged in ${sendSeconds.toFixed(0)} s, ${failures} uploads failed; waiting for the backlog`);
 let seen = await row();
 while (seen < acknowledged && performance.now() - started < RUN_MS + DRAIN_LIMIT_MS) {
@@ -108,6 +107,7 @@ while (seen < acknowledged && performance.now() - started < RUN_MS + DRAIN_LIMIT
 }
 const endSeconds = (performance.now() - started) / 1000;
 await row();
+const cpuPerEvent = ((treeCpuMillis(server.child.pid) - cpuAtStart) * 1000) / acknowledged;
 await server.stop();
 console.log(
   `\nacknowledged: ${(acknowledged / sendSeconds).toFixed(0)} events/s; acknowledged → queryable: ${(seen / endSeconds).toFixed(0)} events/s (${seen} of ${acknowledged} queryable ${endSeconds.toFixed(0)} s after the start, ${(endSeconds - sendSeconds).toFixed(0)} s after the sending stopped); server CPU ${cpuPerEvent.toFixed(1)} µs per event (request path and loading, the server and its engine process)`,
