@@ -51,7 +51,7 @@ const { values } = parseArgs({
 const MINUTES = Number(values.minutes);
 const WARMUP_MS = Number(values['warmup-minutes']) * 60_000;
 const ROW_MS = Number(values['row-seconds']) * 1000;
-/** Memory is sampled this often; rows print the latest sample, the slope fits all after the warm-up. */
+/** Memory is sampled this often; rows print the latest sample, the slope fits each minute's least after the warm-up. */
 const SAMPLE_MS = 5_000;
 /** Flat memory: RSS grows by less than this per 10 minutes after the warm-up. */
 const FLAT_MB_PER_10_MIN = 20;

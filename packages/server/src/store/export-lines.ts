@@ -107,7 +107,7 @@ export function exportUuid(appId: number, ingestSeq: number): string {
   return `${hex(appId >>> 0, 8)}-${seq.slice(0, 4)}-8${seq.slice(4, 7)}-8${seq.slice(7, 10)}-00000000${seq.slice(10)}`;
 }
 
-const key = (name: string) => JSON.stringify(`${name}`);
+const key = (name: string) => JSON.stringify(name);
 const read = (column: string) => `row[${JSON.stringify(column)}]`;
 
 /** The JavaScript expression of a field's value text. */
