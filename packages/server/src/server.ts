@@ -134,6 +134,8 @@ export interface ServerConfig {
   materializedProperties?: string[];
   /** DuckDB's memory limit (its syntax, e.g. `1GB`): its buffer cache grows up to it; DuckDB's default (80% of RAM) when not given. */
   duckdbMemoryLimit?: string;
+  /** The most bytes the DuckDB engine's timelines (its in-memory index of events for funnels and counts) may hold; a quarter of RAM when not given. */
+  timelineMemoryBytes?: number;
   /** The Export API's size limit, bytes of uncompressed lines (estimated); the platform's 4 GB by default. */
   exportMaxBytes?: number;
 }
@@ -148,6 +150,7 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     clickhouseDatabase: config.clickhouseDatabase,
     insertIdWindowMs: config.rules?.insertIdWindowMs,
     duckdbMemoryLimit: config.duckdbMemoryLimit,
+    timelineMemoryBytes: config.timelineMemoryBytes,
   };
   return config.engineIn === 'main' ? openEngine(engineConfig, (message) => log(`storage engine: ${message}`)) : openEngineProcess(engineConfig, config.engineNice ?? ENGINE_NICE, log);
 }

@@ -15,6 +15,8 @@ export interface EngineConfig {
   clickhouseDatabase?: string;
   /** DuckDB's memory limit (e.g. `1GB`); DuckDB's default when not given. */
   duckdbMemoryLimit?: string;
+  /** The most bytes the DuckDB engine's timelines may hold; its default when not given. */
+  timelineMemoryBytes?: number;
   /** The ingestion's insert_id window (ms), which the ClickHouse engine applies across processes at load. */
   insertIdWindowMs?: number;
 }
@@ -32,7 +34,7 @@ export async function openEngine(config: EngineConfig, log: (message: string) =>
   const postgres = config.postgresUrl === undefined ? undefined : (await import('./postgres/sql-session.js')).postgresSession(config.postgresUrl);
   if (config.engine === 'duckdb') {
     const { DuckDbEngine } = await import('./duckdb/engine.js');
-    const engine = await DuckDbEngine.open(config.dataDir, log, { memoryLimit: config.duckdbMemoryLimit });
+    const engine = await DuckDbEngine.open(config.dataDir, log, { memoryLimit: config.duckdbMemoryLimit, timelineMemoryBytes: config.timelineMemoryBytes });
     return { engine, entitySql: postgres ?? engine.sql, close: async () => postgres?.close() };
   }
   if (postgres === undefined) throw new Error('The ClickHouse engine needs PostgreSQL for the other entities: give postgresUrl (--postgres-url)');

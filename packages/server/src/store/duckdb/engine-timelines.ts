@@ -1,11 +1,14 @@
 // The DuckDB engine's per-user timelines (../timelines/): built in the background from a
 // snapshot of the events, then kept up to date by each load's committed change; plain funnels
-// and counts read them, and are SQL while a project's are not built.
+// and counts read them, and are SQL while a project's are not built. They are an index of every
+// stored event in memory: within a budget, past which a project's are dropped (largest first)
+// and its funnels and counts stay SQL until the server restarts.
 import type { DuckDBConnection, DuckDBResult } from '@duckdb/node-api';
 import type { FunnelGroup } from '../../model/funnel-times.js';
 import { timelineCounts, type TimelineCounts, type TimelineCountsQuery } from '../timelines/counts.js';
 import { FunnelThread } from '../timelines/funnel-helper.js';
 import { timelineFunnel, type TimelineFunnelQuery } from '../timelines/funnel.js';
+import { timelineBytes } from '../timelines/budget.js';
 import { TimelineBuilder, UserTimelines } from '../timelines/timelines.js';
 import { BackgroundRounds } from './background-rounds.js';
 import { eachRow } from './results.js';
@@ -35,11 +38,15 @@ export async function segmentTimelineEvents(connection: DuckDBConnection, ingest
   return events;
 }
 
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+
 export class EngineTimelines {
   /** Per project and user, the events as timelines (plain funnels read them). */
   private readonly timelines = new UserTimelines();
   /** Projects whose timelines are to be built (at open, or after a change they cannot follow): their funnels are SQL meanwhile. */
   private readonly unbuilt = new Set<number>();
+  /** Projects whose timelines passed the budget: SQL from then on, never built again. */
+  private readonly overBudget = new Set<number>();
   /** While a build reads its snapshot: the changes loads made since, replayed on what it built. */
   private changesDuringBuild?: TimelineChange[];
   /** While a build runs: the projects forgotten since it started (what it read of them is stale). */
@@ -55,7 +62,9 @@ export class EngineTimelines {
     /** Runs work in turn with the engine's loads (a build's snapshot is taken between two). */
     private readonly serial: <T>(work: () => Promise<T>) => Promise<T>,
     private readonly closing: () => boolean,
-    log: (message: string) => void,
+    private readonly log: (message: string) => void,
+    /** The most bytes every project's timelines together may hold; 0: none are kept. */
+    private readonly budgetBytes: number,
   ) {
     this.funnelThread = new FunnelThread(log);
     this.builds = new BackgroundRounds(
@@ -67,33 +76,33 @@ export class EngineTimelines {
 
   /** Builds these projects' timelines in the background: funnels are SQL until then (`built`). */
   build(appIds: Iterable<number>): void {
-    for (const appId of appIds) this.unbuilt.add(appId);
+    for (const appId of appIds) if (this.kept(appId)) this.unbuilt.add(appId);
     this.builds.start();
   }
 
   /** A committed change of events, on the timelines (and recorded for the build that runs, if any). */
   change(change: TimelineChange): void {
     this.changesDuringBuild?.push(change);
-    this.applyChange(change, (appId) => !this.unbuilt.has(appId));
+    this.applyChange(change, (appId) => this.kept(appId) && !this.unbuilt.has(appId));
+    this.keepWithinBudget();
   }
 
   /** After a change of a project's events the timelines cannot follow: built again from the table. */
   forget(appId: number): void {
     this.timelines.forget(appId);
-    this.unbuilt.add(appId);
     this.forgottenDuringBuild?.add(appId);
-    this.builds.start();
+    this.build([appId]);
   }
 
   /** A plain funnel from the project's timelines; undefined while they are not built. */
   async funnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
-    if (this.unbuilt.has(query.appId)) return undefined;
+    if (this.unbuilt.has(query.appId) || !this.kept(query.appId)) return undefined;
     return timelineFunnel(this.timelines.project(query.appId), query, this.funnelThread);
   }
 
   /** Plain counts from the project's timelines; undefined while they are not built. */
   async counts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
-    if (this.unbuilt.has(query.appId)) return undefined;
+    if (this.unbuilt.has(query.appId) || !this.kept(query.appId)) return undefined;
     return timelineCounts(this.timelines.project(query.appId), query);
   }
 
@@ -104,6 +113,30 @@ export class EngineTimelines {
 
   closeFunnelThread(): Promise<void> {
     return this.funnelThread.close();
+  }
+
+  /** Whether the project's timelines are kept (built or to be built). */
+  private kept(appId: number): boolean {
+    return this.budgetBytes > 0 && !this.overBudget.has(appId);
+  }
+
+  /** Drops the largest projects' timelines while all of them hold more than the budget. */
+  private keepWithinBudget(): void {
+    const sizes = [...this.timelines.entries()].map(([appId, project]) => ({ appId, bytes: timelineBytes(project) })).sort((a, b) => b.bytes - a.bytes);
+    let total = sizes.reduce((sum, { bytes }) => sum + bytes, 0);
+    for (const { appId, bytes } of sizes) {
+      if (total <= this.budgetBytes) break;
+      this.dropOverBudget(appId, `${mb(bytes)}`);
+      total -= bytes;
+    }
+  }
+
+  /** `size`: what the project's timelines hold, or would. */
+  private dropOverBudget(appId: number, size: string): void {
+    this.timelines.forget(appId);
+    this.unbuilt.delete(appId);
+    this.overBudget.add(appId);
+    this.log(`the timelines of project ${appId} (${size}) pass the memory budget for timelines (${mb(this.budgetBytes)}, --timeline-memory): dropped; its funnels and counts are answered by SQL, slower, until the server restarts with a larger budget`);
   }
 
   /** The change's events of the projects `kept`, then its merges (in the order of the load's SQL). */
@@ -121,7 +154,7 @@ export class EngineTimelines {
    */
   private async buildRound(): Promise<void> {
     const appIds = [...this.unbuilt];
-    const builders = new Map(appIds.map((appId) => [appId, { builder: new TimelineBuilder(), typeIds: new Map<number, number>() }]));
+    const builders = new Map(appIds.map((appId) => [appId, { builder: new TimelineBuilder(this.budgetBytes), typeIds: new Map<number, number>() }]));
     const changes: TimelineChange[] = [];
     const forgotten = new Set<number>();
     const ofProjects = `app_id IN (${appIds.join(', ')})`;
@@ -158,12 +191,14 @@ export class EngineTimelines {
         () => this.closing(),
       );
       if (this.closing()) return;
-      const built = new Set(appIds.filter((appId) => !forgotten.has(appId)));
+      for (const appId of appIds.filter((appId) => builders.get(appId)!.builder.exceeded)) this.dropOverBudget(appId, `more than ${mb(this.budgetBytes)}`);
+      const built = new Set(appIds.filter((appId) => !forgotten.has(appId) && this.kept(appId)));
       for (const appId of built) {
         this.timelines.install(appId, builders.get(appId)!.builder.finish());
         this.unbuilt.delete(appId);
       }
       for (const change of changes) this.applyChange(change, (appId) => built.has(appId));
+      this.keepWithinBudget();
     } finally {
       this.changesDuringBuild = undefined;
       this.forgottenDuringBuild = undefined;

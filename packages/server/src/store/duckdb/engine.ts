@@ -6,6 +6,7 @@
 // segment (profiles.ts). Timelines (engine-timelines.ts) and materialized properties
 // (materialized-properties.ts) follow the loads in the background.
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_MASK } from '../../shared/private-files.js';
 import { yieldToEventLoop } from '../../shared/time-slice.js';
@@ -31,6 +32,8 @@ import { columnList, IN_USERS, quote, SCHEMA, SEGMENT_COLUMNS, segmentColumnList
 export interface DuckDbOptions {
   /** DuckDB's memory limit (its syntax, e.g. `1GB`): its buffer cache keeps data blocks up to it; DuckDB's default is 80% of RAM. */
   memoryLimit?: string;
+  /** The most bytes the timelines may hold (`--timeline-memory`); a quarter of RAM by default, 0 for none (funnels and counts in SQL). */
+  timelineMemoryBytes?: number;
 }
 
 export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMembers, UserData, StreamedEvents, ExportedEvents {
@@ -54,13 +57,14 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     private lastIngestSeq: number,
     /** Operator-facing messages (background work that failed). */
     log: (message: string) => void,
+    timelineMemoryBytes: number,
   ) {
     super();
-    this.timelines = new EngineTimelines(builder, (work) => this.serial(work), () => this.closing, log);
+    this.timelines = new EngineTimelines(builder, (work) => this.serial(work), () => this.closing, log, timelineMemoryBytes);
     this.properties = new MaterializedProperties(connection, (work) => this.transaction(work), () => this.lastIngestSeq, () => this.closing, log);
   }
 
-  static async open(dataDir: string, log: (message: string) => void = (message) => console.error(message), { memoryLimit }: DuckDbOptions = {}): Promise<DuckDbEngine> {
+  static async open(dataDir: string, log: (message: string) => void = (message) => console.error(message), { memoryLimit, timelineMemoryBytes = Math.floor(totalmem() / 4) }: DuckDbOptions = {}): Promise<DuckDbEngine> {
     // Checkpoints run in the background loader's transactions, never on the request path.
     // One DuckDB thread: on a 2-core machine the second core stays with the request path.
     // DuckDB creates its database and WAL files with the process's file mode mask.
@@ -69,7 +73,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     const connection = await instance.connect();
     await connection.run(SCHEMA);
     const { identities, lastIngestSeq } = await readIdentities(connection);
-    const engine = new DuckDbEngine(instance, connection, new DuckDbReaders(instance), await instance.connect(), identities, lastIngestSeq, log);
+    const engine = new DuckDbEngine(instance, connection, new DuckDbReaders(instance), await instance.connect(), identities, lastIngestSeq, log, timelineMemoryBytes);
     await engine.entities.tables();
     await engine.identifyEarlierEvents();
     // Built in the background: funnels are SQL until then (timelinesBuilt).

@@ -285,6 +285,8 @@ export class ProjectTimelines {
 
 /** Events per slab of a build. */
 const SLAB_EVENTS = 1 << 20;
+/** A timeline's bytes per event: time, type and `ingest_seq`. */
+const BYTES_PER_EVENT = Float64Array.BYTES_PER_ELEMENT + Int32Array.BYTES_PER_ELEMENT + Float64Array.BYTES_PER_ELEMENT;
 
 /**
  * Builds a project's timelines from its events ordered by user, then (time, ingestion order):
@@ -295,6 +297,9 @@ const SLAB_EVENTS = 1 << 20;
  */
 export class TimelineBuilder {
   readonly project = new ProjectTimelines();
+  /** Its slabs came to more than the budget: it stopped adding events (what it built is not to be used). */
+  exceeded = false;
+  private slabBytes = SLAB_EVENTS * BYTES_PER_EVENT;
   private svcId = -1;
   private times = new Float64Array(SLAB_EVENTS);
   private types = new Int32Array(SLAB_EVENTS);
@@ -303,23 +308,42 @@ export class TimelineBuilder {
   private userStart = 0;
   private end = 0;
 
+  /** `budgetBytes`: the most its slabs may take. */
+  constructor(private readonly budgetBytes = Infinity) {}
+
   add(svcId: number, time: number, type: number, seq: number): void {
+    if (this.exceeded) return;
     if (svcId !== this.svcId) this.endUser(svcId);
-    if (this.end === this.times.length) this.newSlab();
+    if (this.end === this.times.length && !this.newSlab()) return;
     this.times[this.end] = time;
     this.types[this.end] = type;
     this.seqs[this.end++] = seq;
   }
 
-  /** A new slab for the current user's events and the next users'. */
-  private newSlab(): void {
+  /** A new slab for the current user's events and the next users'; false past the budget. */
+  private newSlab(): boolean {
     const held = this.end - this.userStart;
     const size = Math.max(SLAB_EVENTS, 2 * held);
+    this.slabBytes += size * BYTES_PER_EVENT;
+    if (this.slabBytes > this.budgetBytes) return !(this.exceeded = true);
     const [times, types, seqs] = [new Float64Array(size), new Int32Array(size), new Float64Array(size)];
     times.set(this.times.subarray(this.userStart, this.end));
     types.set(this.types.subarray(this.userStart, this.end));
     seqs.set(this.seqs.subarray(this.userStart, this.end));
     [this.times, this.types, this.seqs, this.userStart, this.end] = [times, types, seqs, 0, held];
+    return true;
+  }
+
+  /** The last slab cut to the events it holds (a small project's build would hold a whole slab): its users' views moved to the cut arrays. */
+  private trimLastSlab(): void {
+    if (this.end === this.times.length) return;
+    const [times, types, seqs] = [this.times.slice(0, this.end), this.types.slice(0, this.end), this.seqs.slice(0, this.end)];
+    for (const timeline of this.project.users.values()) {
+      if (timeline.times.buffer !== this.times.buffer) continue;
+      const [from, to] = [timeline.times.byteOffset / Float64Array.BYTES_PER_ELEMENT, timeline.times.byteOffset / Float64Array.BYTES_PER_ELEMENT + timeline.length];
+      [timeline.times, timeline.types, timeline.seqs] = [times.subarray(from, to), types.subarray(from, to), seqs.subarray(from, to)];
+    }
+    [this.times, this.types, this.seqs] = [times, types, seqs];
   }
 
   private endUser(next: number): void {
@@ -333,6 +357,7 @@ export class TimelineBuilder {
 
   finish(): ProjectTimelines {
     this.endUser(-1);
+    this.trimLastSlab();
     this.project.columns = new TypeColumns([...this.project.users.values()], this.project.typeNames.length);
     return this.project;
   }
@@ -359,6 +384,11 @@ export class UserTimelines {
 
   forget(appId: number): void {
     this.projects.delete(appId);
+  }
+
+  /** The projects held, with their timelines. */
+  entries(): IterableIterator<[number, ProjectTimelines]> {
+    return this.projects.entries();
   }
 
   install(appId: number, project: ProjectTimelines): void {
