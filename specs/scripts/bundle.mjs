@@ -4,7 +4,7 @@
 // (operation- or path-level `servers`), so that readers can tell which host roles serve it.
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, parseDocument } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { distDir, listApis } from './apis.mjs';
 import { binPath, run } from './run.mjs';
 
@@ -27,19 +27,26 @@ const describeServers = (servers) =>
 /** Said once for every group (shared/conventions.md), at the end of each bundle's description. */
 const conventions = readFileSync(new URL('../shared/conventions.md', import.meta.url), 'utf8');
 const withConventions = (description) => `${description.trimEnd()}\n\n${conventions}`;
+/** On every answer of every operation (shared/headers/RequestId.yaml): written once, carried by each response of the bundles. */
+const requestIdHeader = parse(readFileSync(new URL('../shared/headers/RequestId.yaml', import.meta.url), 'utf8'));
+const REQUEST_ID_REF = { $ref: '#/components/headers/RequestId' };
+
+/** The conventions at the end of the description, and `X-Request-Id` on every response (those of components and those written in place). */
+function withSharedParts(doc) {
+  doc.info.description = withConventions(doc.info.description);
+  doc.components = { ...doc.components, headers: { ...doc.components?.headers, RequestId: requestIdHeader } };
+  const operationResponses = Object.values(doc.paths).flatMap((item) => HTTP_METHODS.flatMap((method) => Object.values(item[method]?.responses ?? {})));
+  for (const response of [...Object.values(doc.components.responses ?? {}), ...operationResponses]) {
+    if (!response.$ref) response.headers = { 'X-Request-Id': REQUEST_ID_REF, ...response.headers };
+  }
+  return doc;
+}
 for (const { name } of listApis()) {
   for (const ext of ['yaml', 'json']) {
     const file = join(scratch, `${name}.${ext}`);
     run(binPath('redocly'), ['bundle', name, '--output', file, '--ext', ext]);
-    if (ext === 'json') {
-      const doc = JSON.parse(readFileSync(file, 'utf8'));
-      doc.info.description = withConventions(doc.info.description);
-      writeFileSync(file, JSON.stringify(doc, null, 2) + '\n');
-    } else {
-      const doc = parseDocument(readFileSync(file, 'utf8'));
-      doc.setIn(['info', 'description'], withConventions(doc.getIn(['info', 'description'])));
-      writeFileSync(file, doc.toString({ lineWidth: 0 }));
-    }
+    if (ext === 'json') writeFileSync(file, JSON.stringify(withSharedParts(JSON.parse(readFileSync(file, 'utf8'))), null, 2) + '\n');
+    else writeFileSync(file, stringify(withSharedParts(parse(readFileSync(file, 'utf8'))), { lineWidth: 0 }));
   }
   const bundle = parse(readFileSync(join(scratch, `${name}.yaml`), 'utf8'));
   index.push({

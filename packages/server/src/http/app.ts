@@ -1,6 +1,7 @@
 // The HTTP layer: one Fastify route per operation of the bundles (all host roles, or the
 // ones asked for), request parsing and validation from the spec, credentials, then the
 // typed handler. Bodies are read as text and parsed once, by the spec-driven validator.
+import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { createGunzip } from 'node:zlib';
@@ -21,6 +22,7 @@ import { credentialFailure, credentialRule, resolveCaller, type CredentialRule }
 import type { Caller, Handlers, OperationId, Reply } from './operations.js';
 import { yieldToEventLoop } from '../shared/time-slice.js';
 import type { Tenancy } from '../shared/tenancy.js';
+import { answerWithRequestIds, requestIdOf } from './request-id.js';
 import { tooManyItems } from './too-many-items.js';
 
 /**
@@ -146,8 +148,9 @@ function answerClientError(failure: NodeJS.ErrnoException, socket: Socket): void
       : failure.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'Request timeout: the request was not received in time']
         : [400, 'Bad request: not a valid HTTP request'];
-  const body = JSON.stringify({ code: status, error: message });
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`);
+  const requestId = randomUUID();
+  const body = JSON.stringify({ code: status, error: message, request_id: requestId });
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
   socket.destroy(failure);
 }
 
@@ -163,7 +166,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     keepAliveTimeout: limits.keepAliveMs,
     http: { headersTimeout: limits.headersMs, connectionsCheckingInterval: limits.checkIntervalMs },
     clientErrorHandler: answerClientError,
+    genReqId: requestIdOf,
+    requestIdHeader: false,
   });
+  answerWithRequestIds(app);
 
   // Bodies stay text: the validator parses JSON and forms once, as the spec describes them.
   // Text that is not UTF-8 is refused rather than stored with replacement characters.
@@ -195,7 +201,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       return reply.code(413).send({ code: 413, error: 'Payload too large' });
     }
     const status = failure.statusCode && failure.statusCode >= 400 ? failure.statusCode : 500;
-    if (status >= 500) options.log(`${request.method} ${request.url} answered ${status}: ${failure.stack ?? failure.message}`);
+    if (status >= 500) options.log(`request ${request.id}: ${request.method} ${request.url} answered ${status}: ${failure.stack ?? failure.message}`);
     return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
   });
 

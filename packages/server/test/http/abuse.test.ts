@@ -251,7 +251,7 @@ describe('slow and greedy clients', () => {
       socket.on('close', () => clearInterval(drip));
     });
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
-    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 408, error: 'Request timeout: the request was not received in time' });
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 408, error: 'Request timeout: the request was not received in time', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(closedAfterMs).toBeLessThan(5_000);
   });
 

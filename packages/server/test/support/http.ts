@@ -8,7 +8,9 @@ export interface Answer {
 
 /**
  * Sends a request and reads the answer, held to the spec: its status documented for the
- * operation, its body valid against the status's schema (or of a documented media type).
+ * operation, its body valid against the status's schema (or of a documented media type), its
+ * `X-Request-Id` present and, in an error's JSON object body, repeated as `request_id` (which
+ * is then taken out of the body the test sees: the tests compare the rest).
  * Prism's violation reports, when a proxy is in between, surface as failures too.
  * Each request has its own connection: a test that computes for seconds between two
  * requests would otherwise reuse a kept-alive socket the other side has closed meanwhile.
@@ -33,8 +35,20 @@ export async function send(url: string, init: RequestInit = {}): Promise<Answer>
   }
   const contentType = response.headers.get('content-type') ?? 'application/json';
   const problems = specProblems(method, response.url || url, response.status, isJsonContentType(contentType) ? body : text, contentType);
+  problems.push(...requestIdProblems(response, body));
   if (problems.length > 0) throw new Error(`the answer to ${method} ${url} breaks the spec: ${problems.join('; ')}\n${text.slice(0, 500)}`);
+  if (response.status >= 400 && isObject(body)) delete body.request_id;
   return { status: response.status, body, headers: response.headers };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every answer has a request id, which an error's JSON object body repeats. */
+function requestIdProblems(response: Response, body: unknown): string[] {
+  const id = response.headers.get('x-request-id');
+  if (!id) return ['no X-Request-Id header'];
+  if (response.status >= 400 && isObject(body) && body.request_id !== id) return [`the error body's request_id ${JSON.stringify(body.request_id)} is not the X-Request-Id ${id}`];
+  return [];
 }
 
 /** An answer's problems against the spec; on a path no operation has, only 404 and 405 are right. */
