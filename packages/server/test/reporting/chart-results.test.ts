@@ -107,6 +107,8 @@ test('an unknown chart, or one of another project, is 404; an ID beyond any inte
   expect(own.body.data.series).toEqual([[1]]);
   expect(oracle.users(o, { start: '20261119', end: '20261119', m: 'active', i: 1 }).series[0]![0]).toBeGreaterThan(1);
   for (const id of ['missing', '99999999999999999999999999', '-1', '0']) expect((await get(`/api/3/chart/${id}/query`)).status, id).toBe(404);
+  // As the spec's example.
+  expect((await get('/api/3/chart/a.b/query')).body).toEqual({ code: 400, error: 'Invalid request: path parameter chart_id: / must match pattern "^[A-Za-z0-9_-]+$" {"pattern":"^[A-Za-z0-9_-]+$"}' });
   for (const id of ['a.b', 'a%20b', '%E2%82%AC', "x'--"]) {
     const answer = await get(`/api/3/chart/${id}/query`);
     expect(answer.status, id).toBe(400);

@@ -141,6 +141,8 @@ test('the day clocks went forward keeps its 288 intervals, the skipped hour coun
 });
 
 test('an interval other than 5 is 400, saying so', async () => {
+  // As the spec's example.
+  expect((await get('?i=1')).body).toEqual({ code: 400, error: 'Invalid request: query parameter i: / must be equal to one of the allowed values {"allowedValues":[5]}' });
   for (const query of ['?i=1', '?i=60', '?i=five', '?i=5.0e99']) {
     const answer = await get(query);
     expect(answer.status, query).toBe(400);
