@@ -28,6 +28,8 @@ const ENGINE_TESTS = [
   'reporting/reporting',
   'reporting/agreement',
   'reporting/retention',
+  'reporting/realtime',
+  'reporting/chart-results',
   'shared/secrets-at-rest',
   'session-replays/session-replays',
   'taxonomy/taxonomy',

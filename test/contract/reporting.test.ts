@@ -1,5 +1,6 @@
-// Doc 001's reporting interface against the Prism mock, with the retention analysis beyond the
-// documents: the typed client drives all ten operations (its requests are checked by the spec-driven validator, its answers against the
+// Doc 001's reporting interface against the Prism mock, with the retention analysis, a saved
+// chart's results and the real-time active users beyond the documents: the typed client drives
+// all twelve operations (its requests are checked by the spec-driven validator, its answers against the
 // documented schemas), then the requests the spec forbids and their valid controls.
 import { createAppClient, type EventSpecification } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
@@ -66,7 +67,7 @@ async function expectDocumentedSuccess(path: string, call: Promise<Answer>) {
   return { data, request: url };
 }
 
-describe('the typed client against the mock, all ten operations', () => {
+describe('the typed client against the mock, all twelve operations', () => {
   test('GET /api/3/chart/{chart_id}/csv answers the CSV text in data, as the platform does', async () => {
     const { data, request } = await expectDocumentedSuccess(
       '/api/3/chart/{chart_id}/csv',
@@ -152,6 +153,24 @@ describe('the typed client against the mock, all ten operations', () => {
     );
     expect(JSON.parse(request.searchParams.get('re')!)).toEqual(played);
     expect(JSON.parse(request.searchParams.get('rb')!)).toEqual([[0, 1], [1, 8]]);
+  });
+
+  test('GET /api/3/chart/{chart_id}/query answers the results of the chart\'s operation', async () => {
+    const { data, request } = await expectDocumentedSuccess(
+      '/api/3/chart/{chart_id}/query',
+      client.GET('/api/3/chart/{chart_id}/query', { params: { path: { chart_id: 'f3kq9zt' } } }),
+    );
+    expect(request.pathname).toBe('/api/3/chart/f3kq9zt/query');
+    expect(data).toHaveProperty('data');
+  });
+
+  test('GET /api/2/realtime answers today and yesterday per five minutes', async () => {
+    const { data, request } = await expectDocumentedSuccess('/api/2/realtime', client.GET('/api/2/realtime', { params: { query: { i: 5 } } }));
+    expect(request.searchParams.get('i')).toBe('5');
+    const { xValues, seriesLabels, series } = (data as { data: { xValues: string[]; seriesLabels: string[]; series: number[][] } }).data;
+    expect(xValues).toHaveLength(288);
+    expect(seriesLabels).toEqual(['Today', 'Yesterday']);
+    expect(series[1]).toHaveLength(288);
   });
 
   test('a chart range not written YYYYMMDD comes back as the documented 400', async () => {
@@ -338,6 +357,20 @@ const cases: ForbiddenCase[] = [
     gap: true,
     problem: /query parameter rb: \/0 must NOT have more than 2 items/,
   },
+  {
+    name: 'real-time active users per minute (i=1)',
+    role: 'app',
+    request: get('/api/2/realtime?i=1', basic),
+    prismStatus: 400,
+    problem: /query parameter i: \/ must be equal to one of the allowed values/,
+  },
+  {
+    name: 'chart results of an ID with a dot',
+    role: 'app',
+    request: get('/api/3/chart/f3k.q9zt/query', basic),
+    prismStatus: 400,
+    problem: /path parameter chart_id/,
+  },
 ];
 
 forbiddenRequests(cases);
@@ -359,6 +392,8 @@ const valid: ValidCase[] = [
     status: 200,
   },
   { name: 'retention, rolling and weekly', role: 'app', request: get(retention({ rm: 'rolling', i: '7', g: 'country' }), basic), status: 200 },
+  { name: 'real-time active users, the default interval', role: 'app', request: get('/api/2/realtime', basic), status: 200 },
+  { name: 'chart results', role: 'app', request: get('/api/3/chart/f3kq9zt/query', basic), status: 200 },
   {
     name: 'session length with custom bins',
     role: 'app',

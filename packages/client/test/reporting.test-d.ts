@@ -91,6 +91,17 @@ describe('the other reporting operations', () => {
     void app.GET('/api/3/chart/{chart_id}/csv', { params: { path: {} } });
   });
 
+  it('types the real-time active users and a saved chart\'s results (beyond the documents)', async () => {
+    const realtime = await app.GET('/api/2/realtime', { params: { query: { i: 5 } } });
+    expectTypeOf(realtime.data?.data.series).toEqualTypeOf<number[][] | undefined>();
+    // @ts-expect-error the real-time interval is five minutes only
+    void app.GET('/api/2/realtime', { params: { query: { i: 1 } } });
+    const results = await app.GET('/api/3/chart/{chart_id}/query', { params: { path: { chart_id: 'f3kq9zt' } } });
+    type ChartData = NonNullable<typeof results.data>['data'];
+    expectTypeOf<UserCounts>().toExtend<ChartData>();
+    expectTypeOf<FunnelSeries[]>().toExtend<ChartData>();
+  });
+
   it('rejects paths the reporting interface does not describe', () => {
     // @ts-expect-error retention is not described
     void app.GET('/api/2/retention', { params: { query: range } });

@@ -290,6 +290,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getFunnel: reporting.getFunnel,
     getRetention: reporting.getRetention,
     getChartCsv: reporting.getChartCsv,
+    getChartResults: reporting.getChartResults,
+    getRealtimeActiveUsers: reporting.getRealtimeActiveUsers,
     getEventExport: exports.getEventExport,
     createDeletionRequest: deletion.createDeletionRequest,
     listDeletionJobs: deletion.listDeletionJobs,

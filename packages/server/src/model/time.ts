@@ -204,6 +204,13 @@ export function localDateLabel(timeZone: string, epochMs: number): string {
   return dateLabel(fromUtc(epochMs + zoneOffset(timeZone, epochMs)));
 }
 
+/** The label (`bucketLabels`' format) of the five-minute bucket that holds an instant. */
+export function minute5Label(timeZone: string, epochMs: number): string {
+  const wall = epochMs + zoneOffset(timeZone, epochMs);
+  const minutes = Math.floor((wall % 86_400_000) / 300_000) * 5;
+  return `${dateLabel(fromUtc(wall))}T${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}:00`;
+}
+
 /** ISO 8601 `YYYY-MM-DDThh:mmTZD` (the spec's pattern has checked the shape) → epoch ms. */
 export const instant = (time: string) => Date.parse(time.replace(/Z$/, ':00Z').replace(/([+-]\d\d:\d\d)$/, ':00$1'));
 

@@ -15,11 +15,14 @@ import { UnknownProperty } from '../model/query.js';
 import type { RunnerContext } from './runners/context.js';
 import { SegmentationError } from './runners/segmentation.js';
 import { BadReportRequest, type OperationEnv, type ReportingOperation } from './operations/operation.js';
+import type { ChartEnv } from './operations/saved-chart.js';
 import { getAverageSessionLength } from './operations/getAverageSessionLength.js';
 import { getAverageSessionsPerUser } from './operations/getAverageSessionsPerUser.js';
 import { getChartCsv } from './operations/getChartCsv.js';
+import { getChartResults } from './operations/getChartResults.js';
 import { getEventSegmentation } from './operations/getEventSegmentation.js';
 import { getFunnel } from './operations/getFunnel.js';
+import { getRealtimeActiveUsers } from './operations/getRealtimeActiveUsers.js';
 import { getRetention } from './operations/getRetention.js';
 import { getSessionLengthDistribution } from './operations/getSessionLengthDistribution.js';
 import { getUserComposition } from './operations/getUserComposition.js';
@@ -80,8 +83,11 @@ export class ReportingHandlers {
   readonly getEventSegmentation: Handler<'getEventSegmentation'> = this.serve(getEventSegmentation);
   readonly getFunnel: Handler<'getFunnel'> = this.serve(getFunnel);
   readonly getRetention: Handler<'getRetention'> = this.serve(getRetention);
-  readonly getChartCsv: Handler<'getChartCsv'> = (request) =>
-    getChartCsv(request, { charts: this.charts, answer: (operation, inner) => (this[operation] as (request: HandlerRequest<ChartOperation>) => Promise<Reply<ChartOperation>>)(inner) });
+  readonly getRealtimeActiveUsers: Handler<'getRealtimeActiveUsers'> = this.serve(getRealtimeActiveUsers);
+  /** Saved charts are answered by their operations' handlers (limits and 400s included). */
+  private readonly chartEnv: ChartEnv = { charts: (appId) => this.charts(appId), answer: (operation, inner) => (this[operation] as (request: HandlerRequest<ChartOperation>) => Promise<Reply<ChartOperation>>)(inner) };
+  readonly getChartCsv: Handler<'getChartCsv'> = (request) => getChartCsv(request, this.chartEnv);
+  readonly getChartResults: Handler<'getChartResults'> = (request) => getChartResults(request, this.chartEnv);
 
   /** An operation's handler: its parameters (a BadReportRequest there is a 400), its cost, then its answer within the limits. */
   private serve<K extends OperationId, P>(operation: ReportingOperation<K, P>): (request: HandlerRequest<K>) => Promise<Reply<K> | LimitReply | BadReply> {

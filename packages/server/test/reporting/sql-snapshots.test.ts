@@ -7,6 +7,7 @@ import { composition } from '../../src/reporting/runners/composition.js';
 import type { RunnerContext } from '../../src/reporting/runners/context.js';
 import { eventTypeTotals } from '../../src/reporting/runners/event-types.js';
 import { funnel } from '../../src/reporting/runners/funnels.js';
+import { realtimeActiveUsers } from '../../src/reporting/runners/realtime.js';
 import { retention } from '../../src/reporting/runners/retention.js';
 import { segmentation, type SegmentationQuery } from '../../src/reporting/runners/segmentation.js';
 import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../../src/reporting/runners/sessions.js';
@@ -161,6 +162,10 @@ const CASES: Record<string, Case[]> = {
       name: 'brackets per month',
       run: (ctx) => retention(ctx, { range: range('UTC', '20260901', '20261104'), interval: 'month', start: play, returning: play, mode: 'bracket', brackets: [[0, 1], [1, 3]], segment: [], limit: 100 }),
     },
+  ],
+  getRealtimeActiveUsers: [
+    { name: 'today and yesterday per five minutes', run: (ctx) => realtimeActiveUsers(ctx) },
+    { name: 'mapped users, in Berlin', mapped: true, timeZone: BERLIN, run: (ctx) => realtimeActiveUsers(ctx) },
   ],
 };
 
