@@ -28,6 +28,7 @@ const ENGINE_TESTS = [
   'reporting/reporting',
   'reporting/agreement',
   'reporting/retention',
+  'reporting/user-lookup',
   'shared/secrets-at-rest',
   'session-replays/session-replays',
   'taxonomy/taxonomy',

@@ -22,8 +22,10 @@ import { getEventSegmentation } from './operations/getEventSegmentation.js';
 import { getFunnel } from './operations/getFunnel.js';
 import { getRetention } from './operations/getRetention.js';
 import { getSessionLengthDistribution } from './operations/getSessionLengthDistribution.js';
+import { getUserActivity } from './operations/getUserActivity.js';
 import { getUserComposition } from './operations/getUserComposition.js';
 import { getUserCounts } from './operations/getUserCounts.js';
+import { getUserSearch } from './operations/getUserSearch.js';
 import { listEventTypeTotals } from './operations/listEventTypeTotals.js';
 
 type Schemas = components['schemas'];
@@ -80,6 +82,8 @@ export class ReportingHandlers {
   readonly getEventSegmentation: Handler<'getEventSegmentation'> = this.serve(getEventSegmentation);
   readonly getFunnel: Handler<'getFunnel'> = this.serve(getFunnel);
   readonly getRetention: Handler<'getRetention'> = this.serve(getRetention);
+  readonly getUserSearch: Handler<'getUserSearch'> = this.serve(getUserSearch);
+  readonly getUserActivity: Handler<'getUserActivity'> = this.serve(getUserActivity);
   readonly getChartCsv: Handler<'getChartCsv'> = (request) =>
     getChartCsv(request, { charts: this.charts, answer: (operation, inner) => (this[operation] as (request: HandlerRequest<ChartOperation>) => Promise<Reply<ChartOperation>>)(inner) });
 
