@@ -2,7 +2,8 @@
 // signs in, a device merged into a known user, two users mapped into one (/usermap), a device
 // two users shared, and a project beside them with a user of the same user ID. Every answer
 // goes through the Prism proxy (checked against the spec). Then paging and order, the project's
-// time zone, what is refused (400) or unknown (404), hostile values, and the credentials (401).
+// time zone, what is refused (400) or unknown (404), hostile values, the credentials (401) and
+// the reporting budget both operations spend (429).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
@@ -212,4 +213,26 @@ test('without credentials or with a wrong secret key: 401', async () => {
     expect((await send(`${h.server.urls.app}${path}`)).status).toBe(401);
     expect((await send(`${h.proxied.app}${path}`, { headers: basic(h.project.api_key, 'not-the-secret') })).status).toBe(401);
   }
+});
+
+describe('limits', () => {
+  let limited: Harness;
+  beforeAll(async () => {
+    limited = await startHarness(['app'], { clock: () => NOW, reportingLimits: { concurrentRequests: 5, costPerFiveMinutes: 3, costPerHour: 1_000_000 } });
+  }, 120_000);
+  afterAll(() => limited?.close());
+
+  test('each request costs 1 of the reporting budget: past it, 429 naming the limit', async () => {
+    const headers = basic(limited.project.api_key, limited.project.secret_key);
+    const lookup = (path: string) => send(`${limited.server.urls.app}${path}`, { headers });
+    expect((await lookup('/api/2/usersearch?user=user-ada')).status).toBe(200);
+    expect((await lookup('/api/2/useractivity?user=1')).status).toBe(404);
+    expect((await lookup('/api/2/usersearch?user=user-bob')).status).toBe(200);
+    for (const path of ['/api/2/usersearch?user=user-ada', '/api/2/useractivity?user=1']) {
+      const refused = await lookup(path);
+      expect(refused.status, path).toBe(429);
+      expect(refused.body).toMatchObject({ code: 429, exceeded_limit: 'concurrent_cost' });
+      expect(refused.body.error).toMatch(/costs 1;/);
+    }
+  });
 });
