@@ -28,10 +28,17 @@ export interface UserSummary extends UserIds {
 const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const numbers = (rows: Record<string, unknown>[], column: string) => rows.map((row) => Number(row[column]));
 
+/** The mappings read by each request (a context is one request's): read once, however many lookups it makes. */
+const requestMappings = new WeakMap<RunnerContext, Promise<Map<number, number>>>();
+
 /** The project's current user mappings: from `svc_id` → the `svc_id` it counts as. */
-async function mappings(ctx: RunnerContext): Promise<Map<number, number>> {
-  const rows = await ctx.query(ctx.dialect.userMappings(ctx.appId));
-  return new Map(rows.map((row) => [Number(row.from_svc), Number(row.to_svc)]));
+function mappings(ctx: RunnerContext): Promise<Map<number, number>> {
+  let read = requestMappings.get(ctx);
+  if (!read) {
+    read = ctx.query(ctx.dialect.userMappings(ctx.appId)).then((rows) => new Map(rows.map((row) => [Number(row.from_svc), Number(row.to_svc)])));
+    requestMappings.set(ctx, read);
+  }
+  return read;
 }
 
 /** Of these own `svc_id`s, those with events in the project. */
