@@ -30,6 +30,7 @@ const ENGINE_TESTS = [
   'reporting/retention',
   'reporting/realtime',
   'reporting/chart-results',
+  'reporting/user-lookup',
   'shared/secrets-at-rest',
   'session-replays/session-replays',
   'taxonomy/taxonomy',

@@ -1,7 +1,8 @@
 // Doc 001's reporting interface against the Prism mock, with the retention analysis, a saved
-// chart's results and the real-time active users beyond the documents: the typed client drives
-// all twelve operations (its requests are checked by the spec-driven validator, its answers against the
-// documented schemas), then the requests the spec forbids and their valid controls.
+// chart's results, the real-time active users, user search and user activity beyond the
+// documents: the typed client drives all fourteen operations (its requests are checked by the
+// spec-driven validator, its answers against the documented schemas), then the requests the
+// spec forbids and their valid controls.
 import { createAppClient, type EventSpecification } from '@svc/client';
 import { describe, expect, inject, test } from 'vitest';
 import {
@@ -171,6 +172,21 @@ describe('the typed client against the mock, all twelve operations', () => {
     expect(xValues).toHaveLength(288);
     expect(seriesLabels).toEqual(['Today', 'Yesterday']);
     expect(series[1]).toHaveLength(288);
+  });
+
+  test('GET /api/2/usersearch with a device ID', async () => {
+    const { data, request } = await expectDocumentedSuccess('/api/2/usersearch', client.GET('/api/2/usersearch', { params: { query: { user: 'C8F9E604-F01A-4BD9' } } }));
+    expect(request.searchParams.get('user')).toBe('C8F9E604-F01A-4BD9');
+    expect(data).toHaveProperty('matches');
+  });
+
+  test('GET /api/2/useractivity, earliest first, one page', async () => {
+    const { data, request } = await expectDocumentedSuccess(
+      '/api/2/useractivity',
+      client.GET('/api/2/useractivity', { params: { query: { user: 10000000000042, offset: 100, limit: 50, direction: 'earliest' } } }),
+    );
+    expect(Object.fromEntries(request.searchParams)).toEqual({ user: '10000000000042', offset: '100', limit: '50', direction: 'earliest' });
+    expect(data).toHaveProperty('userData');
   });
 
   test('a chart range not written YYYYMMDD comes back as the documented 400', async () => {
@@ -371,6 +387,41 @@ const cases: ForbiddenCase[] = [
     prismStatus: 400,
     problem: /path parameter chart_id/,
   },
+  {
+    name: 'user search without a user',
+    role: 'app',
+    request: get('/api/2/usersearch', basic),
+    prismStatus: 400,
+    problem: /query parameter user: is required/,
+  },
+  {
+    name: 'user search without credentials',
+    role: 'app',
+    request: get('/api/2/usersearch?user=ada-lovelace'),
+    prismStatus: 401,
+    problem: /credentials: none of the security requirements is met \(BasicAuth\)/,
+  },
+  {
+    name: 'user activity for a user that is not an svc_id',
+    role: 'app',
+    request: get('/api/2/useractivity?user=ada-lovelace', basic),
+    prismStatus: 400,
+    problem: /query parameter user: \/ must be integer/,
+  },
+  {
+    name: 'user activity with limit=1001',
+    role: 'app',
+    request: get('/api/2/useractivity?user=42&limit=1001', basic),
+    prismStatus: 400,
+    problem: /query parameter limit: \/ must be <= 1000/,
+  },
+  {
+    name: "user activity with direction='oldest'",
+    role: 'app',
+    request: get('/api/2/useractivity?user=42&direction=oldest', basic),
+    prismStatus: 400,
+    problem: /query parameter direction: \/ must be equal to one of the allowed values/,
+  },
 ];
 
 forbiddenRequests(cases);
@@ -394,6 +445,8 @@ const valid: ValidCase[] = [
   { name: 'retention, rolling and weekly', role: 'app', request: get(retention({ rm: 'rolling', i: '7', g: 'country' }), basic), status: 200 },
   { name: 'real-time active users, the default interval', role: 'app', request: get('/api/2/realtime', basic), status: 200 },
   { name: 'chart results', role: 'app', request: get('/api/3/chart/f3kq9zt/query', basic), status: 200 },
+  { name: 'user search by svc_id', role: 'app', request: get('/api/2/usersearch?user=10000000000042', basic), status: 200 },
+  { name: 'user activity, latest first', role: 'app', request: get(`/api/2/useractivity?${query({ user: '10000000000042', offset: '0', limit: '1000', direction: 'latest' })}`, basic), status: 200 },
   {
     name: 'session length with custom bins',
     role: 'app',

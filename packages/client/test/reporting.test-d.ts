@@ -102,6 +102,17 @@ describe('the other reporting operations', () => {
     expectTypeOf<FunnelSeries[]>().toExtend<ChartData>();
   });
 
+  it('types user search and user activity, whose answers are not wrapped in data', async () => {
+    const search = await app.GET('/api/2/usersearch', { params: { query: { user: 'user-2841' } } });
+    expectTypeOf(search.data?.matches[0]?.svc_id).toEqualTypeOf<number | undefined>();
+    const activity = await app.GET('/api/2/useractivity', { params: { query: { user: 10000000000042, limit: 100, direction: 'earliest' } } });
+    expectTypeOf(activity.data?.userData.canonical_svc_id).toEqualTypeOf<number | undefined>();
+    // @ts-expect-error user is an svc_id, a number
+    void app.GET('/api/2/useractivity', { params: { query: { user: 'user-2841' } } });
+    // @ts-expect-error direction is latest or earliest
+    void app.GET('/api/2/useractivity', { params: { query: { user: 1, direction: 'oldest' } } });
+  });
+
   it('rejects paths the reporting interface does not describe', () => {
     // @ts-expect-error retention is not described
     void app.GET('/api/2/retention', { params: { query: range } });

@@ -289,6 +289,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getEventSegmentation: reporting.getEventSegmentation,
     getFunnel: reporting.getFunnel,
     getRetention: reporting.getRetention,
+    getUserSearch: reporting.getUserSearch,
+    getUserActivity: reporting.getUserActivity,
     getChartCsv: reporting.getChartCsv,
     getChartResults: reporting.getChartResults,
     getRealtimeActiveUsers: reporting.getRealtimeActiveUsers,

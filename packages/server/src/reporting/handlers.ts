@@ -25,8 +25,10 @@ import { getFunnel } from './operations/getFunnel.js';
 import { getRealtimeActiveUsers } from './operations/getRealtimeActiveUsers.js';
 import { getRetention } from './operations/getRetention.js';
 import { getSessionLengthDistribution } from './operations/getSessionLengthDistribution.js';
+import { getUserActivity } from './operations/getUserActivity.js';
 import { getUserComposition } from './operations/getUserComposition.js';
 import { getUserCounts } from './operations/getUserCounts.js';
+import { getUserSearch } from './operations/getUserSearch.js';
 import { listEventTypeTotals } from './operations/listEventTypeTotals.js';
 
 type Schemas = components['schemas'];
@@ -84,6 +86,8 @@ export class ReportingHandlers {
   readonly getFunnel: Handler<'getFunnel'> = this.serve(getFunnel);
   readonly getRetention: Handler<'getRetention'> = this.serve(getRetention);
   readonly getRealtimeActiveUsers: Handler<'getRealtimeActiveUsers'> = this.serve(getRealtimeActiveUsers);
+  readonly getUserSearch: Handler<'getUserSearch'> = this.serve(getUserSearch);
+  readonly getUserActivity: Handler<'getUserActivity'> = this.serve(getUserActivity);
   /** Saved charts are answered by their operations' handlers (limits and 400s included). */
   private readonly chartEnv: ChartEnv = { charts: (appId) => this.charts(appId), answer: (operation, inner) => (this[operation] as (request: HandlerRequest<ChartOperation>) => Promise<Reply<ChartOperation>>)(inner) };
   readonly getChartCsv: Handler<'getChartCsv'> = (request) => getChartCsv(request, this.chartEnv);

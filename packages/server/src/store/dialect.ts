@@ -82,6 +82,14 @@ export interface Dialect {
    * relation it is given (after FROM): computed once where the engine can keep it (`name`).
    */
   shared(name: string, sql: string, body: (relation: string) => string): string;
+  /** A SELECT of `from_svc, to_svc`: the project's current user mappings (a mapped user counts as `to_svc`). */
+  userMappings(appId: number): string;
+  /** A SELECT of `properties`: the user's current profile as JSON text (no row when it has none). */
+  userProfile(appId: number, svcId: number): string;
+  /** A JSON column of `events` as its text. */
+  jsonText(column: string): string;
+  /** A condition: a text starts with `prefix`. */
+  startsWith(text: string, prefix: string): string;
 }
 
 /** Rolling windows of `size` buckets over `labels` (oldest first): each window ends at its label. */

@@ -88,11 +88,16 @@ export const EXPORT_COLUMNS: readonly string[] = [
 /** Those of them that hold JSON, read as their text. */
 export const EXPORT_JSON_COLUMNS: readonly string[] = EXPORT_FIELDS.flatMap(([, source]) => ('object' in source ? [source.object] : []));
 
-/** `YYYY-MM-DD HH:MM:SS.ffffff` of UTC as a JSON string (stored times have milliseconds). */
+/** `YYYY-MM-DD HH:MM:SS.ffffff` of UTC (stored times have milliseconds). */
+export function utcTimeText(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}000`;
+}
+
+/** utcTimeText as a JSON string. */
 export function exportTime(ms: unknown): string {
   if (ms === null || ms === undefined) return 'null';
-  const iso = new Date(Number(ms)).toISOString();
-  return `"${iso.slice(0, 10)} ${iso.slice(11, 23)}000"`;
+  return `"${utcTimeText(Number(ms))}"`;
 }
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');

@@ -3,6 +3,9 @@
 // records every statement and answers no rows (no engine); `vitest run -u` rewrites the files.
 import { describe, expect, test } from 'vitest';
 import { parseFormula } from '../../src/reporting/formula.js';
+import { getUserActivity } from '../../src/reporting/operations/getUserActivity.js';
+import { getUserSearch } from '../../src/reporting/operations/getUserSearch.js';
+import type { OperationEnv } from '../../src/reporting/operations/operation.js';
 import { composition } from '../../src/reporting/runners/composition.js';
 import type { RunnerContext } from '../../src/reporting/runners/context.js';
 import { eventTypeTotals } from '../../src/reporting/runners/event-types.js';
@@ -81,6 +84,19 @@ const everyOperator: Condition[] = FILTER_OPERATORS.map((op, i) => ({
 }));
 
 const segmentationBase: SegmentationQuery = { range: range('UTC', '20261102', '20261104'), interval: 'day', events: [play], groupBy: [], segment: [], metric: 'uniques', activeUsersOnly: false, limit: 100 };
+
+/** User search and user activity read no tracking plan. */
+const NO_ENV: OperationEnv = { eventTypeNames: () => Promise.reject(new Error('not read')) };
+
+/**
+ * Rows for every statement of user activity: svc_ids 11 and 13 have events and 13 is mapped
+ * (and merged) into 11, so that the lookups go on to every statement with both. (User search
+ * shares them; its own statements are those of a text that matches nothing.)
+ */
+const userRow = (sql: string) =>
+  sql.startsWith('SELECT DISTINCT svc_id')
+    ? [{ svc_id: 11 }, { svc_id: 13 }]
+    : [{ svc_id: 11, from_svc: 13, to_svc: 11, user_svc_id: 11, first_time: 1, last_time: 2, event_count: 2, session_count: 1, purchases: 0, latest_seq: 5, ingest_seq: 5, app_id: APP_ID, properties: '{}' }];
 
 const CASES: Record<string, Case[]> = {
   getUserCounts: [
@@ -166,6 +182,12 @@ const CASES: Record<string, Case[]> = {
   getRealtimeActiveUsers: [
     { name: 'today and yesterday per five minutes', run: (ctx) => realtimeActiveUsers(ctx) },
     { name: 'mapped users, in Berlin', mapped: true, timeZone: BERLIN, run: (ctx) => realtimeActiveUsers(ctx) },
+  ],
+  getUserSearch: [
+    { name: 'a text that matches nothing exactly, then as a prefix', run: (ctx) => getUserSearch.answer(ctx, { user: "o'hare\\%_" }, NO_ENV) },
+  ],
+  getUserActivity: [
+    { name: 'a merged svc_id of a mapped user, latest first, from 100', answer: userRow, run: (ctx) => getUserActivity.answer(ctx, { svcId: 13, offset: 100, limit: 50, latestFirst: true }, NO_ENV) },
   ],
 };
 

@@ -310,6 +310,25 @@ export class ClickHouseDialect implements Dialect {
     return `toDateTime(${string(`${day} ${time}`)}, 'UTC')`;
   }
 
+  userMappings(appId: number): string {
+    return currentUserMappings(appId);
+  }
+
+  /** The profile's latest version, unless that version deleted it. */
+  userProfile(appId: number, svcId: number): string {
+    return `SELECT properties FROM (SELECT argMax(properties, version) AS properties, argMax(deleted, version) AS deleted FROM profiles WHERE app_id = ${integer(appId)} AND svc_id = ${integer(svcId)} GROUP BY svc_id) WHERE deleted = 0`;
+  }
+
+  /** Stored as its text already. */
+  jsonText(column: string): string {
+    return column;
+  }
+
+  /** Bytes on both sides (ClickHouse's substring and length count bytes). */
+  startsWith(text: string, prefix: string): string {
+    return `substring(${text}, 1, ${Buffer.byteLength(prefix)}) = ${string(prefix)}`;
+  }
+
   scan(scan: EventScan): string {
     const timeColumn = scan.timeColumn ?? 'time';
     const appId = integer(scan.appId);

@@ -294,6 +294,22 @@ export class DuckDbDialect implements Dialect {
     return `${string(label.replace('T', ' '))}::TIMESTAMP`;
   }
 
+  userMappings(appId: number): string {
+    return `SELECT from_svc, to_svc FROM user_mappings WHERE app_id = ${appId} AND to_svc IS NOT NULL`;
+  }
+
+  userProfile(appId: number, svcId: number): string {
+    return `SELECT CAST(properties AS VARCHAR) AS properties FROM profiles WHERE app_id = ${appId} AND svc_id = ${svcId}`;
+  }
+
+  jsonText(column: string): string {
+    return `CAST(${column} AS VARCHAR)`;
+  }
+
+  startsWith(text: string, prefix: string): string {
+    return `starts_with(${text}, ${string(prefix)})`;
+  }
+
   scan(scan: EventScan): string {
     const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
     const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
