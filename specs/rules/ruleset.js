@@ -17,7 +17,7 @@ import declaredCredentials from './functions/declaredCredentials.js';
 import boundedIntegers from './functions/boundedIntegers.js';
 
 const { oas } = oasModule;
-const { truthy, enumeration } = truthyModule;
+const { truthy, falsy, enumeration } = truthyModule;
 const { oas3 } = oas3Module;
 const glossary = parse(readFileSync(new URL('./glossary.yaml', import.meta.url), 'utf8'));
 const OPERATIONS = '$.paths[*][get,put,post,delete,patch,options,head]';
@@ -167,6 +167,20 @@ const ruleset = {
       severity: 'error',
       given: ['$.servers[*]', `${OPERATIONS}.servers[*]`],
       then: { function: localServer },
+    },
+    'svc-idempotent-posts': {
+      description: 'x-svc-idempotent marks a POST or PATCH that may be sent again without harm (GET, PUT and DELETE are by HTTP); it is true when given.',
+      message: '{{error}}',
+      severity: 'error',
+      given: '$.paths.*[get,put,delete,head,options,trace]',
+      then: { field: 'x-svc-idempotent', function: falsy },
+    },
+    'svc-idempotent-value': {
+      description: 'x-svc-idempotent, where given, is true.',
+      message: '{{error}}',
+      severity: 'error',
+      given: "$.paths.*[post,patch]['x-svc-idempotent']",
+      then: { function: enumeration, functionOptions: { values: [true] } },
     },
     'svc-host-role': {
       description: 'Each interface group names the host role that serves it.',

@@ -117,10 +117,6 @@ function authMiddleware(
   };
 }
 
-/** Methods whose requests may be sent twice without harm. */
-const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
-/** POSTs that may be sent again: every uploaded event carries an `insert_id`, so a repeat is deduplicated. */
-const RETRY_SAFE_POSTS = new Set(['POST /2/httpapi', 'POST /batch']);
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -172,7 +168,7 @@ function createRoleClient<Paths extends {}, Throws extends boolean>(
     const prepared: PreparableInit = rule ? prepareInit(rule, rest, apiKey) : rest;
     prepared.fetch = attemptingFetch({
       action: key,
-      retryable: IDEMPOTENT.has(method.toUpperCase()) || RETRY_SAFE_POSTS.has(key),
+      retryable: rule?.retrySafe ?? false,
       maxRetries: checkMaxRetries(callRetries, key) ?? maxRetries,
       timeout: checkTimeout(callTimeout, key) ?? timeout,
       fetch: (rest.fetch as typeof clientFetch | undefined) ?? clientFetch,

@@ -41,4 +41,6 @@ export interface OperationRule {
   };
   /** How the success body is read: `text` when every success media type is text/* (CSV). */
   parseAs: 'json' | 'text';
+  /** The request may be sent again without harm: an idempotent method, or `x-svc-idempotent` (event uploads, deduplicated by `insert_id`). */
+  retrySafe: boolean;
 }
