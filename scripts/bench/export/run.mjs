@@ -20,7 +20,7 @@ import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import yauzl from 'yauzl';
 import { Tenancy } from '../../../packages/server/dist/index.js';
-import { loadEvents, random } from '../support/seeded-load.mjs';
+import { deviceFields, loadEvents, random } from '../support/seeded-load.mjs';
 import { serverBin, serverFlags } from '../support/server-flags.mjs';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '5' }, users: { type: 'string', default: '100000' }, 'engine-nice': { type: 'string', default: 'idle' } } });
@@ -30,7 +30,6 @@ const USERS = Number(values.users);
 const DAY = Date.UTC(2026, 10, 20);
 const HOUR = 3_600_000;
 const TYPES = ['View Item', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'Share', 'Login', 'Open App'];
-const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan'];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
 const tenancy = new Tenancy(dataDir);
@@ -56,15 +55,7 @@ function load() {
       event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price: Math.round(next() * 10_000) / 100, page: '/catalog/shoes' },
       user_properties: i % 10 === 0 ? { $set: { plan: user % 2 ? 'pro' : 'free', visits: i % 50 } } : null,
       groups: user % 4 === 0 ? { company: `company-${user % 97}` } : null,
-      country: COUNTRIES[user % COUNTRIES.length],
-      city: 'Springfield',
-      language: 'English',
-      platform: user % 3 === 0 ? 'iOS' : 'Android',
-      os_name: user % 3 === 0 ? 'ios' : 'android',
-      os_version: '17.1',
-      device_model: 'Pixel 8',
-      app_version: `2.${user % 7}.0`,
-      ip: '203.0.113.9',
+      ...deviceFields(user),
       skip_user_properties_sync: false,
     };
   });

@@ -34,3 +34,20 @@ export async function loadEvents(dataDir, count, eventOf) {
   await engine.close();
   return seconds;
 }
+
+const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan'];
+
+/** The device and place fields of a seeded user's events, as an SDK sends them. */
+export function deviceFields(user) {
+  return {
+    country: COUNTRIES[user % COUNTRIES.length],
+    city: 'Springfield',
+    language: 'English',
+    platform: user % 3 === 0 ? 'iOS' : 'Android',
+    os_name: user % 3 === 0 ? 'ios' : 'android',
+    os_version: '17.1',
+    device_model: 'Pixel 8',
+    app_version: `2.${user % 7}.0`,
+    ip: '203.0.113.9',
+  };
+}
