@@ -206,6 +206,7 @@ describe('the command', () => {
     expect(printed.at(-1)).toBe(`  state: ${folder}.import-state.json`);
     expect(JSON.parse(readFileSync(`${folder}.import-state.json`, 'utf8')).files).toEqual([expect.objectContaining({ name: 'export.zip', done: true })]);
     await expect(main(['import', folder, '--url', h.direct])).rejects.toThrow(/import needs a source .*, --url and --api-key/);
+    await expect(main(['import', join(dir, 'missing.zip'), '--url', h.direct, '--api-key', project.api_key])).rejects.toThrow(/missing\.zip: no such export zip or folder/);
   }, 120_000);
 });
 

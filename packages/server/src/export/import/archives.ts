@@ -23,7 +23,8 @@ export interface HourEntry {
 
 /** The archives of a source path: the file itself, or a folder's `*.zip` files in name order. */
 export function archiveFiles(source: string): ArchiveFile[] {
-  const stat = statSync(source);
+  const stat = statSync(source, { throwIfNoEntry: false });
+  if (!stat) throw new Error(`${source}: no such export zip or folder`);
   const paths = stat.isDirectory()
     ? readdirSync(source)
         .filter((name) => name.endsWith('.zip'))
