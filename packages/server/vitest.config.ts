@@ -20,6 +20,7 @@ const ENGINE_TESTS = [
   'delivery-metrics/event-streaming-restart',
   'experiment/experiment',
   'export/export',
+  'export/import',
   'feedback/feedback',
   'reporting/funnel-semantics',
   'ingestion/ingestion',

@@ -1,9 +1,11 @@
 // `svc-server [start] [options]` runs the server; `svc-server admin <command>` manages
-// organizations, projects, deployments and feedback sources in a data directory.
+// organizations, projects, deployments and feedback sources in a data directory;
+// `svc-server import` sends export archives' events to a server.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { compileFlags, type AuthoredFlag } from '@svc/evaluation';
 import { flagFile } from './experiment/handlers.js';
+import { importCommand } from './export/import/command.js';
 import { saveChart } from './reporting/charts.js';
 import { DOCUMENTED_LIMITS, type LimitFigures } from './shared/reporting-limits.js';
 import { parseArgs } from 'node:util';
@@ -34,6 +36,10 @@ const USAGE = `Usage:
                                               (POST the project's events to the webhook URL from now on; prints its sync_id)
   svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
   svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
+  svc-server import EXPORT.zip|FOLDER --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]
+                                              (the Export API's archives, every *.zip of a folder in name order, sent to the
+                                              server at URL through POST /batch; --state, default SOURCE.import-state.json,
+                                              records the hours done: a run again resumes, and insert_ids keep repeats out)
 
 The standard and EU deployments are separate servers with separate data: run one with
 --region standard (port 8000, data in .svc-data/standard) and one with --region eu
@@ -94,6 +100,11 @@ const OPTIONS = {
   'insert-id-window-hours': { type: 'string' },
   'duckdb-memory-limit': { type: 'string' },
   'timeline-memory': { type: 'string' },
+  url: { type: 'string' },
+  'api-key': { type: 'string' },
+  state: { type: 'string' },
+  concurrency: { type: 'string' },
+  'batch-size': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -286,6 +297,10 @@ export async function main(argv: string[]): Promise<void> {
   process.umask(PRIVATE_MASK);
   if (command === 'admin') {
     return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), { type: values.type, eventTypes: values['event-types'], graceHours: values['grace-hours'] });
+  }
+  if (command === 'import') {
+    const { url, 'api-key': apiKey, state, concurrency, 'batch-size': batchSize } = values;
+    return importCommand(rest[0], { url, apiKey, state, concurrency, batchSize });
   }
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;

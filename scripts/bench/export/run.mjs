@@ -10,7 +10,6 @@
 // --engine-nice sets the server's engine process priority below its own (the server's default,
 // idle, gives the engine only CPU time nothing else wants: on a machine shared with other work
 // the export then waits for it; 0 runs it as the server).
-import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,55 +19,20 @@ import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import yauzl from 'yauzl';
 import { Tenancy } from '../../../packages/server/dist/index.js';
-import { loadEvents, random } from '../support/seeded-load.mjs';
-import { serverBin, serverFlags } from '../support/server-flags.mjs';
+import { loadSeededDay } from '../support/seeded-load.mjs';
+import { startServerOn } from '../support/server-flags.mjs';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '5' }, users: { type: 'string', default: '100000' }, 'engine-nice': { type: 'string', default: 'idle' } } });
 const EVENTS = Number(values.events);
 const RUNS = Number(values.runs);
 const USERS = Number(values.users);
 const DAY = Date.UTC(2026, 10, 20);
-const HOUR = 3_600_000;
-const TYPES = ['View Item', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'Share', 'Login', 'Open App'];
-const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan'];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-export-'));
 const tenancy = new Tenancy(dataDir);
 const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'Bench');
 
-/** Events as an SDK sends them: properties, a user property update now and then, a group, device fields. */
-function load() {
-  const next = random(7);
-  return loadEvents(dataDir, EVENTS, (i) => {
-    const user = Math.floor(next() ** 1.5 * USERS);
-    // Spread evenly over the day's hours, in order: the journal is in order of receipt.
-    const received = DAY + Math.floor((i / EVENTS) * 24 * HOUR);
-    return {
-      app_id: project.app_id,
-      insert_id: `e-${i}`,
-      event_type: TYPES[Math.floor(next() * TYPES.length)],
-      user_id: `user-${user}`,
-      device_id: `device-${user}`,
-      time: received - Math.floor(next() * 5_000),
-      server_upload_time: received,
-      session_id: received - (received % 1_800_000),
-      event_id: i % 1000,
-      event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price: Math.round(next() * 10_000) / 100, page: '/catalog/shoes' },
-      user_properties: i % 10 === 0 ? { $set: { plan: user % 2 ? 'pro' : 'free', visits: i % 50 } } : null,
-      groups: user % 4 === 0 ? { company: `company-${user % 97}` } : null,
-      country: COUNTRIES[user % COUNTRIES.length],
-      city: 'Springfield',
-      language: 'English',
-      platform: user % 3 === 0 ? 'iOS' : 'Android',
-      os_name: user % 3 === 0 ? 'ios' : 'android',
-      os_version: '17.1',
-      device_model: 'Pixel 8',
-      app_version: `2.${user % 7}.0`,
-      ip: '203.0.113.9',
-      skip_user_properties_sync: false,
-    };
-  });
-}
+const load = () => loadSeededDay(dataDir, project.app_id, EVENTS, USERS, DAY);
 
 /** VmRSS and VmHWM of a process, MB (undefined once it is gone). */
 function memory(pid) {
@@ -86,25 +50,6 @@ function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-
-/** The server on the loaded directory; resolves with its process and the app host's URL. */
-async function startServerOn(dir) {
-  const child = spawn(process.execPath, [...serverFlags(), serverBin, 'start', '--data-dir', dir, '--port', '0', '--engine-nice', values['engine-nice']], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let output = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server printed no URL in 120 s:\n${output}`)), 120_000);
-    child.stdout.on('data', (chunk) => {
-      output += chunk.toString();
-      const match = /\bapp\s+(http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
-  });
-  return { child, url };
-}
 
 const auth = { authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` };
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -153,7 +98,7 @@ function countLines(file) {
 
 const loadSeconds = await load();
 console.log(`dataset: ${EVENTS.toLocaleString()} events over 24 hours of server upload time, loaded in ${loadSeconds.toFixed(0)} s; engine priority: ${values['engine-nice']}`);
-const { child, url } = await startServerOn(dataDir);
+const { child, url } = await startServerOn(dataDir, values['engine-nice']);
 try {
   const [enginePid] = childrenOf(child.pid);
   const before = { server: memory(child.pid), engine: memory(enginePid) };

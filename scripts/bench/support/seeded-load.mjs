@@ -34,3 +34,53 @@ export async function loadEvents(dataDir, count, eventOf) {
   await engine.close();
   return seconds;
 }
+
+const COUNTRIES = ['United States', 'Germany', 'France', 'India', 'Brazil', 'Japan'];
+
+/** The device and place fields of a seeded user's events, as an SDK sends them. */
+export function deviceFields(user) {
+  return {
+    country: COUNTRIES[user % COUNTRIES.length],
+    city: 'Springfield',
+    language: 'English',
+    platform: user % 3 === 0 ? 'iOS' : 'Android',
+    os_name: user % 3 === 0 ? 'ios' : 'android',
+    os_version: '17.1',
+    device_model: 'Pixel 8',
+    app_version: `2.${user % 7}.0`,
+    ip: '203.0.113.9',
+  };
+}
+
+const HOUR = 3_600_000;
+const TYPES = ['View Item', 'Add to Cart', 'Checkout', 'Purchase', 'Search', 'Share', 'Login', 'Open App'];
+
+/**
+ * `count` events of a day (ms of its UTC midnight) received evenly over its 24 hours, as an SDK sends
+ * them (properties, a user property update now and then, a group, device fields), loaded as
+ * loadEvents does; `users` seeded users, a few of them far busier than most.
+ */
+export function loadSeededDay(dataDir, appId, count, users, day) {
+  const next = random(7);
+  return loadEvents(dataDir, count, (i) => {
+    const user = Math.floor(next() ** 1.5 * users);
+    // Spread evenly over the day's hours, in order: the journal is in order of receipt.
+    const received = day + Math.floor((i / count) * 24 * HOUR);
+    return {
+      app_id: appId,
+      insert_id: `e-${i}`,
+      event_type: TYPES[Math.floor(next() * TYPES.length)],
+      user_id: `user-${user}`,
+      device_id: `device-${user}`,
+      time: received - Math.floor(next() * 5_000),
+      server_upload_time: received,
+      session_id: received - (received % 1_800_000),
+      event_id: i % 1000,
+      event_properties: { item_id: `sku-${Math.floor(next() * 500)}`, price: Math.round(next() * 10_000) / 100, page: '/catalog/shoes' },
+      user_properties: i % 10 === 0 ? { $set: { plan: user % 2 ? 'pro' : 'free', visits: i % 50 } } : null,
+      groups: user % 4 === 0 ? { company: `company-${user % 97}` } : null,
+      ...deviceFields(user),
+      skip_user_properties_sync: false,
+    };
+  });
+}

@@ -1,0 +1,67 @@
+// Import benchmark: a seeded day of events (default 1,000,000, spread over its 24 hours of server
+// upload time, as the export benchmark's) loaded through the journal loader into a fresh data
+// directory with a source project and one empty project per run; the server (`svc-server start`
+// on it, DuckDB, a process of its own) exports the day through GET /api/2/export into a zip,
+// then `svc-server import` (a process of its own, as a user runs it) sends the archive to the
+// server's next empty project, once per run. Printed: the archive's size, the import throughput
+// (events stored per second of the command's wall time: median of the runs, and each run) and
+// the machine's load average.
+//   node scripts/bench/import/run.mjs [--events 1000000] [--runs 3] [--users 100000] [--concurrency 4]
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { Tenancy } from '../../../packages/server/dist/index.js';
+import { loadSeededDay } from '../support/seeded-load.mjs';
+import { serverBin, serverFlags, startServerOn } from '../support/server-flags.mjs';
+
+const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' }, users: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '4' } } });
+const EVENTS = Number(values.events);
+const RUNS = Number(values.runs);
+const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-import-'));
+const tenancy = new Tenancy(dataDir);
+const orgId = tenancy.createOrganization('Bench').id;
+const source = tenancy.createProject(orgId, 'Source');
+const targets = Array.from({ length: RUNS }, (_, run) => tenancy.createProject(orgId, `Import ${run + 1}`));
+
+/** `svc-server import` of the archive into the project: its wall seconds and what it printed. */
+function runImport(archive, url, apiKey, state) {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...serverFlags(), serverBin, 'import', archive, '--url', url, '--api-key', apiKey, '--state', state, '--concurrency', values.concurrency], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => (code === 0 ? resolve({ seconds: (performance.now() - started) / 1000, output }) : reject(new Error(`svc-server import exited with ${code}:\n${output}`))));
+  });
+}
+
+const loadSeconds = await loadSeededDay(dataDir, source.app_id, EVENTS, Number(values.users), Date.UTC(2026, 10, 20));
+console.log(`dataset: ${EVENTS.toLocaleString()} events over 24 hours of server upload time, loaded in ${loadSeconds.toFixed(0)} s`);
+const { child, url } = await startServerOn(dataDir);
+try {
+  const archive = join(dataDir, 'export.zip');
+  const response = await fetch(`${url}/api/2/export?start=20261120T00&end=20261120T23`, { headers: { authorization: `Basic ${Buffer.from(`${source.api_key}:${source.secret_key}`).toString('base64')}` } });
+  if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
+  await pipeline(Readable.fromWeb(response.body), createWriteStream(archive));
+  console.log(`archive: ${(statSync(archive).size / 2 ** 20).toFixed(1)} MB`);
+  const rates = [];
+  for (const [run, target] of targets.entries()) {
+    const { seconds, output } = await runImport(archive, url, target.api_key, join(dataDir, `state-${run}.json`));
+    const stored = Number(/([\d,]+) stored/.exec(output)[1].replace(/,/g, ''));
+    if (stored !== EVENTS) throw new Error(`the import stored ${stored} events, not ${EVENTS}:\n${output}`);
+    rates.push(EVENTS / seconds);
+    console.log(`run ${run + 1}: ${seconds.toFixed(1)} s, ${Math.round(EVENTS / seconds).toLocaleString()} events/s`);
+  }
+  console.log(
+    `import throughput: median ${Math.round(median(rates)).toLocaleString()} events/s over ${RUNS} runs of ${EVENTS.toLocaleString()} events (concurrency ${values.concurrency}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${availableParallelism()} CPUs`,
+  );
+} finally {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
