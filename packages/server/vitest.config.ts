@@ -30,6 +30,7 @@ const ENGINE_TESTS = [
   'reporting/agreement',
   'reporting/retention',
   'reporting/realtime',
+  'reporting/revenue-ltv',
   'reporting/chart-results',
   'reporting/user-lookup',
   'shared/secrets-at-rest',

@@ -174,6 +174,13 @@ describe('the typed client against the mock, all twelve operations', () => {
     expect(series[1]).toHaveLength(288);
   });
 
+  test('GET /api/2/revenue/ltv, paying users of weekly cohorts by platform', async () => {
+    const { data, request } = await expectDocumentedSuccess('/api/2/revenue/ltv', client.GET('/api/2/revenue/ltv', { params: { query: { ...range, m: 3, i: 7, g: 'platform' } } }));
+    expect(request.searchParams.get('m')).toBe('3');
+    expect(request.searchParams.get('g')).toBe('platform');
+    expect(data).toHaveProperty('data.series');
+  });
+
   test('GET /api/2/usersearch with a device ID', async () => {
     const { data, request } = await expectDocumentedSuccess('/api/2/usersearch', client.GET('/api/2/usersearch', { params: { query: { user: 'C8F9E604-F01A-4BD9' } } }));
     expect(request.searchParams.get('user')).toBe('C8F9E604-F01A-4BD9');
@@ -374,6 +381,13 @@ const cases: ForbiddenCase[] = [
     problem: /query parameter rb: \/0 must NOT have more than 2 items/,
   },
   {
+    name: 'revenue LTV of a metric beyond the four (m=4)',
+    role: 'app',
+    request: get('/api/2/revenue/ltv?start=20261101&end=20261107&m=4', basic),
+    prismStatus: 400,
+    problem: /query parameter m: \/ must be equal to one of the allowed values/,
+  },
+  {
     name: 'real-time active users per minute (i=1)',
     role: 'app',
     request: get('/api/2/realtime?i=1', basic),
@@ -444,6 +458,7 @@ const valid: ValidCase[] = [
   },
   { name: 'retention, rolling and weekly', role: 'app', request: get(retention({ rm: 'rolling', i: '7', g: 'country' }), basic), status: 200 },
   { name: 'real-time active users, the default interval', role: 'app', request: get('/api/2/realtime', basic), status: 200 },
+  { name: 'revenue LTV, ARPU by day (the defaults)', role: 'app', request: get('/api/2/revenue/ltv?start=20261101&end=20261107', basic), status: 200 },
   { name: 'chart results', role: 'app', request: get('/api/3/chart/f3kq9zt/query', basic), status: 200 },
   { name: 'user search by svc_id', role: 'app', request: get('/api/2/usersearch?user=10000000000042', basic), status: 200 },
   { name: 'user activity, latest first', role: 'app', request: get(`/api/2/useractivity?${query({ user: '10000000000042', offset: '0', limit: '1000', direction: 'latest' })}`, basic), status: 200 },

@@ -91,6 +91,17 @@ describe('the other reporting operations', () => {
     void app.GET('/api/3/chart/{chart_id}/csv', { params: { path: {} } });
   });
 
+  it('types the revenue LTV (beyond the documents)', async () => {
+    const ltv = await app.GET('/api/2/revenue/ltv', { params: { query: { start: '20261101', end: '20261107', m: 1, i: 7 } } });
+    type Cohort = NonNullable<typeof ltv.data>['data']['series'][number]['values'][string];
+    expectTypeOf<Cohort['r7d']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<Cohort['count']>().toEqualTypeOf<number>();
+    // @ts-expect-error m is a metric number (0 to 3), not a name
+    void app.GET('/api/2/revenue/ltv', { params: { query: { start: '20261101', end: '20261107', m: 'arpu' } } });
+    // @ts-expect-error end is required
+    void app.GET('/api/2/revenue/ltv', { params: { query: { start: '20261101' } } });
+  });
+
   it('types the real-time active users and a saved chart\'s results (beyond the documents)', async () => {
     const realtime = await app.GET('/api/2/realtime', { params: { query: { i: 5 } } });
     expectTypeOf(realtime.data?.data.series).toEqualTypeOf<number[][] | undefined>();

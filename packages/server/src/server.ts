@@ -294,6 +294,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     getChartCsv: reporting.getChartCsv,
     getChartResults: reporting.getChartResults,
     getRealtimeActiveUsers: reporting.getRealtimeActiveUsers,
+    getRevenueLtv: reporting.getRevenueLtv,
     getEventExport: exports.getEventExport,
     createDeletionRequest: deletion.createDeletionRequest,
     listDeletionJobs: deletion.listDeletionJobs,

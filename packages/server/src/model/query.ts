@@ -46,6 +46,8 @@ export interface EventScan {
   properties: PropertyRef[];
   /** Exposed as column `bucket` (the label of the event's bucket). */
   interval?: Interval;
+  /** Exposed as column `revenue` (the event's stored revenue, null when it has none). */
+  revenue?: boolean;
   /** What the range and the buckets apply to: the event's time (default) or its session's start. */
   timeColumn?: 'time' | 'session_id';
   /** Keeps only each user's first event ever (new users). */

@@ -237,3 +237,9 @@ export function intervalNumberOf(label: string, interval: 'day' | 'week' | 'mont
   if (interval === 'month') return date.year * 12 + date.month - 1 - 1970 * 12;
   return interval === 'week' ? Math.floor((days + 3) / 7) : days;
 }
+
+/** A local date's day number (days since 1970-01-01, as `intervalNumberOf` counts days). */
+export const dayNumberOf = (date: LocalDate) => asUtc(date) / 86_400_000;
+
+/** The start (epoch ms) of the local day numbered `day` in the time zone. */
+export const dayStartMs = (timeZone: string, day: number) => localMidnight(timeZone, fromUtc(day * 86_400_000));

@@ -24,6 +24,7 @@ import { getEventSegmentation } from './operations/getEventSegmentation.js';
 import { getFunnel } from './operations/getFunnel.js';
 import { getRealtimeActiveUsers } from './operations/getRealtimeActiveUsers.js';
 import { getRetention } from './operations/getRetention.js';
+import { getRevenueLtv } from './operations/getRevenueLtv.js';
 import { getSessionLengthDistribution } from './operations/getSessionLengthDistribution.js';
 import { getUserActivity } from './operations/getUserActivity.js';
 import { getUserComposition } from './operations/getUserComposition.js';
@@ -86,6 +87,7 @@ export class ReportingHandlers {
   readonly getFunnel: Handler<'getFunnel'> = this.serve(getFunnel);
   readonly getRetention: Handler<'getRetention'> = this.serve(getRetention);
   readonly getRealtimeActiveUsers: Handler<'getRealtimeActiveUsers'> = this.serve(getRealtimeActiveUsers);
+  readonly getRevenueLtv: Handler<'getRevenueLtv'> = this.serve(getRevenueLtv);
   readonly getUserSearch: Handler<'getUserSearch'> = this.serve(getUserSearch);
   readonly getUserActivity: Handler<'getUserActivity'> = this.serve(getUserActivity);
   /** Saved charts are answered by their operations' handlers (limits and 400s included). */

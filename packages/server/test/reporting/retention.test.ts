@@ -4,11 +4,12 @@
 // segment and a group-by; "now" inside the data, so newer cohorts are cut and incomplete. Every
 // answer goes through the Prism proxy (checked against the spec). Then what is refused (400),
 // the credentials (401), the cost (8 per condition-day) and the projects kept apart.
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.js';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { Harness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
-import { createRandom, type UploadEvent } from './dataset.js';
-import { createOracle, type Oracle } from './oracle.js';
+import { agreesWithOracle, queryString as query, startCohortProject, visitingUsers } from './cohort-project.js';
+import type { UploadEvent } from './dataset.js';
+import { createOracle } from './oracle.js';
 import { retention, type RetentionParams } from './retention-oracle.js';
 
 const DAY = 86_400_000;
@@ -20,56 +21,25 @@ const MAPPINGS = [
   { userId: 'user-10', globalUserId: 'user-11' },
 ];
 
-/** Users over 24 days: some start on an anonymous device, some come back on a new device and are merged. */
+/** Users over 24 days, new on one of the first 18, who play music (a genre) on most visits. */
 function generate(seed: number, users: number): UploadEvent[] {
-  const random = createRandom(seed);
-  const events: UploadEvent[] = [];
-  const platforms = ['iOS', 'Android', 'Web'];
-  const countries = ['Germany', 'Japan', 'United States'];
-  for (let k = 0; k < users; k++) {
-    const firstDay = Math.floor(random() * 18);
-    const who = { platform: platforms[k % 3], country: countries[Math.floor(random() * 3)] };
-    for (let day = firstDay; day < 24; day++) {
-      if (day > firstDay && random() < 0.45) continue;
-      const at = FIRST_DAY + day * DAY + Math.floor(random() * DAY);
-      // Anonymous at first (joined when the user signs in), or later on a new device (merged).
-      const anonymous = (k % 5 === 0 && day === firstDay) || (k % 7 === 0 && day === firstDay + 3);
-      const device = k % 7 === 0 && day >= firstDay + 3 ? `moved-${k}` : `device-${k}`;
-      const id = anonymous ? { device_id: device } : { user_id: `user-${k}`, device_id: device };
-      events.push({ event_type: 'Open', time: at, ...id, ...who });
-      if (random() < 0.6) events.push({ event_type: 'Play', time: at + 60_000, ...id, ...who, event_properties: { genre: random() < 0.5 ? 'jazz' : 'rock' } });
-      if (random() < 0.2) events.push({ event_type: '[Experiment] Exposure', time: at + 120_000, ...id });
-    }
-  }
-  // Ingested in time order: the anonymous devices are seen before their users sign in on them.
-  return events.sort((a, b) => a.time - b.time);
+  return visitingUsers({ seed, users, firstDayMs: FIRST_DAY, newDays: 18, days: 24, skip: 0.45 }, (_, random, at, id, who) => [
+    ...(random() < 0.6 ? [{ event_type: 'Play', time: at + 60_000, ...id, ...who, event_properties: { genre: random() < 0.5 ? 'jazz' : 'rock' } }] : []),
+    ...(random() < 0.2 ? [{ event_type: '[Experiment] Exposure', time: at + 120_000, ...id }] : []),
+  ]);
 }
 
 let h: Harness;
 let auth: Record<string, string>;
+let otherAuth: Record<string, string>;
 const uploads = generate(7, 60);
-const limits = { concurrentRequests: 5, costPerFiveMinutes: 50_000, costPerHour: 1_000_000_000 };
+// The other project: one user, who must not show in this project's answers.
+const OTHER_EVENTS = [0, 1, 2].map((day) => ({ event_type: 'Open', user_id: 'user-1', time: FIRST_DAY + day * DAY + 3_600_000 }));
 
 beforeAll(async () => {
-  h = await startHarness(['ingest', 'app', 'api'], { reportingLimits: limits, clock: () => NOW });
-  auth = { authorization: `Basic ${Buffer.from(`${h.project.api_key}:${h.project.secret_key}`).toString('base64')}` };
-  for (let i = 0; i < uploads.length; i += 500) expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: uploads.slice(i, i + 500) })).status).toBe(200);
-  // The other project: one user, who must not show in this project's answers.
-  const other = [0, 1, 2].map((day) => ({ event_type: 'Open', user_id: 'user-1', time: FIRST_DAY + day * DAY + 3_600_000 }));
-  expect((await postJson(`${h.direct}/batch`, { api_key: h.otherProject.api_key, events: other })).status).toBe(200);
-  for (const { userId, globalUserId } of MAPPINGS) {
-    expect((await postJson(`${h.proxied.api}/usermap`, { api_key: h.project.api_key, mapping: { user_id: userId, global_user_id: globalUserId } })).status).toBe(200);
-  }
-  await h.server.store.flush();
+  ({ h, auth, otherAuth } = await startCohortProject(uploads, OTHER_EVENTS, MAPPINGS, NOW));
 }, 120_000);
 afterAll(() => h?.close());
-
-function query(params: Record<string, unknown>): string {
-  return Object.entries(params)
-    .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `${name}=${encodeURIComponent(typeof value === 'object' ? JSON.stringify(value) : String(value))}`)
-    .join('&');
-}
 
 const get = (params: Record<string, unknown>, headers = auth) => send(`${h.proxied.app}/api/2/retention?${query(params)}`, { headers });
 
@@ -87,19 +57,7 @@ const questions: [string, RetentionParams][] = [
   ['by country, limit 2', { ...MARCH, se: PLAY, re: OPEN, g: 'country', limit: 2 }],
 ];
 
-describe.each(['America/Los_Angeles', 'Asia/Tokyo'])('in %s', (timeZone) => {
-  let oracle: Oracle;
-  beforeAll(() => {
-    h.server.tenancy.setTimeZone(h.project.app_id, timeZone);
-    oracle = createOracle(uploads, timeZone, MAPPINGS);
-  });
-
-  test.each(questions)('%s', async (_, params) => {
-    const answer = await get({ ...params });
-    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body.data).toEqual(retention(oracle, params, NOW));
-  });
-});
+agreesWithOracle({ project: () => ({ h, auth, otherAuth }), uploads, mappings: MAPPINGS }, questions, (params) => get({ ...params }), (oracle, params) => retention(oracle, params, NOW));
 
 test('the answers are not trivial: merged and mapped users count once, newer cohorts are cut, some columns are incomplete', async () => {
   h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
@@ -191,8 +149,7 @@ test('without credentials or with a wrong secret key: 401', async () => {
 
 test('a project sees its own users only', async () => {
   h.server.tenancy.setTimeZone(h.project.app_id, 'UTC');
-  const other = { authorization: `Basic ${Buffer.from(`${h.otherProject.api_key}:${h.otherProject.secret_key}`).toString('base64')}` };
-  const answer = await get({ start: '20260301', end: '20260303', se: OPEN, re: OPEN }, other);
+  const answer = await get({ start: '20260301', end: '20260303', se: OPEN, re: OPEN }, otherAuth);
   expect(answer.status).toBe(200);
   expect(answer.body.data.series[0].values['Mar 01']).toEqual([
     { count: 1, outof: 1, incomplete: false },

@@ -12,6 +12,7 @@ import { eventTypeTotals } from '../../src/reporting/runners/event-types.js';
 import { funnel } from '../../src/reporting/runners/funnels.js';
 import { realtimeActiveUsers } from '../../src/reporting/runners/realtime.js';
 import { retention } from '../../src/reporting/runners/retention.js';
+import { revenueLtv } from '../../src/reporting/runners/revenue-ltv.js';
 import { segmentation, type SegmentationQuery } from '../../src/reporting/runners/segmentation.js';
 import { DEFAULT_BINS_MS, dailySessions, sessionLengths } from '../../src/reporting/runners/sessions.js';
 import { userCounts } from '../../src/reporting/runners/users.js';
@@ -182,6 +183,10 @@ const CASES: Record<string, Case[]> = {
   getRealtimeActiveUsers: [
     { name: 'today and yesterday per five minutes', run: (ctx) => realtimeActiveUsers(ctx) },
     { name: 'mapped users, in Berlin', mapped: true, timeZone: BERLIN, run: (ctx) => realtimeActiveUsers(ctx) },
+  ],
+  getRevenueLtv: [
+    { name: 'per day, by country, segmented', run: (ctx) => revenueLtv(ctx, { range: range('UTC', '20261102', '20261104'), interval: 'day', segment, groupBy: userProperty('country'), limit: 10 }) },
+    { name: 'per week, mapped users, across a DST change', mapped: true, timeZone: BERLIN, run: (ctx) => revenueLtv(ctx, { range: range(BERLIN, '20261019', '20261101'), interval: 'week', segment: [], limit: 100 }) },
   ],
   getUserSearch: [
     { name: 'a text that matches nothing exactly, then as a prefix', run: (ctx) => getUserSearch.answer(ctx, { user: "o'hare\\%_" }, NO_ENV) },

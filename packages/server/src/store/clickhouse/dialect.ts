@@ -355,6 +355,7 @@ export class ClickHouseDialect implements Dialect {
       'e.event_type',
       'e.session_id',
       `${ACTIVE} AS active`,
+      ...(scan.revenue ? ['e.revenue'] : []),
       ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
@@ -364,7 +365,7 @@ export class ClickHouseDialect implements Dialect {
       return `SELECT ${columns.join(', ')} FROM events AS e${this.userState(scan)} WHERE ${[...where, ...first].join(' AND ')}`;
     }
     const own = `SELECT assumeNotNull(e.svc_id) AS own_svc_id, ${columns.slice(1).join(', ')} FROM events AS e${this.userState(scan)} WHERE ${where.join(' AND ')}`;
-    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
+    const rest = [...SCAN_COLUMNS.slice(1), ...(scan.revenue ? ['revenue'] : []), ...(scan.interval ? ['bucket'] : []), ...scan.properties.map((_, i) => `p${i}`), ...(scan.flags ?? []).map((_, i) => `f${i}`)];
     const mapped = `SELECT ${mappedUser(scan.appId, 'own_svc_id')} AS svc_id, ${rest.join(', ')} FROM (${own})`;
     // A mapped user's first event is the first of its own and its global user's (`svc_id` is the mapped one there).
     return scan.firstEventsOnly ? `SELECT * FROM (${mapped}) WHERE ${firstEvents('(svc_id, time)', (svcId) => mappedUser(scan.appId, `assumeNotNull(${svcId})`))}` : mapped;

@@ -335,6 +335,7 @@ export class DuckDbDialect implements Dialect {
       'e.event_type',
       'e.session_id',
       `e.event_type NOT IN (${INACTIVE_EVENT_TYPES.map(string).join(', ')}) AS active`,
+      ...(scan.revenue ? ['e.revenue'] : []),
       ...(scan.interval ? [`${this.bucket(scan.interval, scan.timeZone, `e.${timeColumn}`, scan.range.startMs, scan.range.endMs)} AS bucket`] : []),
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
