@@ -11,8 +11,11 @@ export type ExportSource =
   | { text: string }
   /** A numeric column, as a JSON number (null when NULL). */
   | { number: string }
-  /** A JSON column, as stored; the platform writes its object fields as `{}` when empty, never null. */
-  | { object: string }
+  /**
+   * A JSON column, as stored; the platform writes its object fields as `{}` when empty, never
+   * null. `revenue`: with the event's revenue fields added (withRevenueProperties).
+   */
+  | { object: string; revenue?: true }
   /** A column of ms since the epoch, as the platform's UTC time text `YYYY-MM-DD HH:MM:SS.ffffff`. */
   | { time: string }
   /** The event's uuid (exportUuid). */
@@ -44,7 +47,7 @@ export const EXPORT_FIELDS: readonly (readonly [string, ExportSource])[] = [
   ['device_type', NONE],
   ['dma', { text: 'dma' }],
   ['event_id', { number: 'event_id' }],
-  ['event_properties', { object: 'event_properties' }],
+  ['event_properties', { object: 'event_properties', revenue: true }],
   ['event_time', { time: 'time' }],
   ['event_type', { text: 'event_type' }],
   ['global_user_properties', EMPTY],
@@ -81,9 +84,30 @@ export const EXPORT_FIELDS: readonly (readonly [string, ExportSource])[] = [
   ['version_name', { text: 'app_version' }],
 ];
 
+/**
+ * The event's revenue fields (stored columns), which the platform keeps among the event
+ * properties under these names: an export carries them there, an import reads them back.
+ */
+export const REVENUE_PROPERTIES = [
+  ['$price', 'price'],
+  ['$quantity', 'quantity'],
+  ['$revenue', 'revenue'],
+  ['$productId', 'productId'],
+  ['$revenueType', 'revenueType'],
+] as const;
+
 /** The stored columns the lines are written from (the uuid's among them). */
 export const EXPORT_COLUMNS: readonly string[] = [
-  ...new Set(EXPORT_FIELDS.flatMap(([, source]) => ('text' in source ? [source.text] : 'number' in source ? [source.number] : 'object' in source ? [source.object] : 'time' in source ? [source.time] : 'uuid' in source ? ['app_id', 'ingest_seq'] : []))),
+  ...new Set(
+    EXPORT_FIELDS.flatMap(([, source]) =>
+      'text' in source ? [source.text]
+      : 'number' in source ? [source.number]
+      : 'object' in source ? [source.object, ...(source.revenue ? REVENUE_PROPERTIES.map(([, column]) => column) : [])]
+      : 'time' in source ? [source.time]
+      : 'uuid' in source ? ['app_id', 'ingest_seq']
+      : [],
+    ),
+  ),
 ];
 /** Those of them that hold JSON, read as their text. */
 export const EXPORT_JSON_COLUMNS: readonly string[] = EXPORT_FIELDS.flatMap(([, source]) => ('object' in source ? [source.object] : []));
@@ -112,6 +136,20 @@ export function exportUuid(appId: number, ingestSeq: number): string {
   return `${hex(appId >>> 0, 8)}-${seq.slice(0, 4)}-8${seq.slice(4, 7)}-8${seq.slice(7, 10)}-00000000${seq.slice(10)}`;
 }
 
+/**
+ * Stored event properties (JSON text) with the event's revenue fields that they lack added last,
+ * under the platform's names; the stored text is kept as it is, not written again.
+ */
+export function withRevenueProperties(text: string | null | undefined, row: Record<string, unknown>): string {
+  const stored = text ?? '{}';
+  const present = REVENUE_PROPERTIES.filter(([, column]) => row[column] !== null && row[column] !== undefined);
+  if (present.length === 0) return stored;
+  const properties = JSON.parse(stored) as Record<string, unknown>;
+  const pairs = present.filter(([name]) => !Object.hasOwn(properties, name)).map(([name, column]) => `${JSON.stringify(name)}:${JSON.stringify(row[column])}`);
+  if (pairs.length === 0) return stored;
+  return stored === '{}' ? `{${pairs.join(',')}}` : `${stored.slice(0, -1)},${pairs.join(',')}}`;
+}
+
 const key = (name: string) => JSON.stringify(name);
 const read = (column: string) => `row[${JSON.stringify(column)}]`;
 
@@ -119,7 +157,7 @@ const read = (column: string) => `row[${JSON.stringify(column)}]`;
 function jsValue(source: ExportSource): string {
   if ('text' in source) return `(${read(source.text)} == null ? 'null' : JSON.stringify(String(${read(source.text)})))`;
   if ('number' in source) return `(${read(source.number)} == null ? 'null' : String(Number(${read(source.number)})))`;
-  if ('object' in source) return `(${read(source.object)} ?? '{}')`;
+  if ('object' in source) return source.revenue ? `revenue(${read(source.object)}, row)` : `(${read(source.object)} ?? '{}')`;
   if ('time' in source) return `time(${read(source.time)})`;
   if ('uuid' in source) return `('"' + uuid(Number(row.app_id), Number(row.ingest_seq)) + '"')`;
   return JSON.stringify(source.json);
@@ -132,5 +170,6 @@ function jsValue(source: ExportSource): string {
 export const exportLine = new Function(
   'time',
   'uuid',
+  'revenue',
   `return (row) => '{' + ${EXPORT_FIELDS.map(([name, source], i) => `'${i === 0 ? '' : ','}${key(name)}:' + ${jsValue(source)}`).join(' + ')} + '}';`,
-)(exportTime, exportUuid) as (row: Record<string, unknown>) => string;
+)(exportTime, exportUuid, withRevenueProperties) as (row: Record<string, unknown>) => string;

@@ -59,7 +59,13 @@ const first = {
   ip: '203.0.113.7',
   idfa: 'AEBE52E7-03EE-455A-B3C4-E57283966239',
   plan: { branch: 'main', version: '3' },
+  price: 4.99,
+  quantity: 2,
+  productId: 'sku-1',
 };
+
+/** The upload's revenue fields: the platform's lines carry them among the event properties. */
+const REVENUE_FIELDS = new Set(['price', 'quantity', 'productId']);
 
 /** The upload's fields the export writes under the platform's names. */
 const PLATFORM_NAMES = new Map([
@@ -121,7 +127,7 @@ describe('the archive of a range', () => {
     const [checkout, view] = linesOf(entries[0]!).map((line) => JSON.parse(line));
     const received = '2026-11-20 09:05:01.250000';
     // Every field sent comes back, under the platform's name where it has another.
-    const sent = Object.entries(first).filter(([field]) => field !== 'time');
+    const sent = Object.entries(first).filter(([field]) => field !== 'time' && !REVENUE_FIELDS.has(field));
     expect(checkout).toMatchObject(Object.fromEntries(sent.map(([field, value]) => [PLATFORM_NAMES.get(field) ?? field, value])));
     expect(checkout).toMatchObject({
       $schema: null,
@@ -139,6 +145,8 @@ describe('the archive of a range', () => {
       svc_attribution_ids: null,
     });
     expect(checkout.svc_id).toEqual(expect.any(Number));
+    // The revenue fields follow the properties sent, under the platform's names.
+    expect(Object.entries(checkout.event_properties).slice(-4)).toEqual([['$price', 4.99], ['$quantity', 2], ['$revenue', 9.98], ['$productId', 'sku-1']]);
     // The user's later event counts for the same user; the anonymous device is another.
     const later = JSON.parse(linesOf((await exported('20261120T10', '20261120T10')).entries[0]!)[0]!);
     expect(later.svc_id).toBe(checkout.svc_id);

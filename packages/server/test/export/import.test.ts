@@ -42,7 +42,8 @@ const importInto = (project: { api_key: string }, options: Partial<ImportOptions
   runImport({ source: archive, url: h.direct, apiKey: project.api_key, statePath: join(dir, `${project.api_key}.state.json`), backoffMs: 50, ...options });
 
 beforeAll(async () => {
-  h = await startHarness(['app']);
+  // Both projects' answers to every question fit in the cost budget.
+  h = await startHarness(['app'], { reportingLimits: { concurrentRequests: 5, costPerFiveMinutes: 50_000, costPerHour: 1_000_000_000 } });
   dir = mkdtempSync(join(tmpdir(), 'svc-import-test-'));
   for (const batch of generateBatches(DATASET)) expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: batch })).status).toBe(200);
   await h.server.store.flush();
@@ -73,6 +74,8 @@ const QUESTIONS: [string, Record<string, unknown>][] = [
   ['/api/2/funnels', { ...RANGE, e: [{ event_type: 'A' }, { event_type: 'B' }, { event_type: 'C' }] }],
   ['/api/2/users', { ...RANGE, m: 'active' }],
   ['/api/2/users', { ...RANGE, m: 'new' }],
+  // The purchases' revenue (price × quantity) crosses among the exported event properties.
+  ['/api/2/revenue/ltv', { ...RANGE, m: 2 }],
 ];
 
 async function answers(project: { api_key: string; secret_key: string }): Promise<unknown[]> {

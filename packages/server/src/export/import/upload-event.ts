@@ -2,6 +2,7 @@
 // the batch API takes, under its names. svc_id is left out (the target rebuilds identities),
 // and so are the fields the target sets itself (server times, uuid, app).
 import type { components } from '../../generated/ingestion.js';
+import { REVENUE_PROPERTIES } from '../../store/export-lines.js';
 
 export type UploadEvent = components['schemas']['EventRecord'];
 export type GroupIdentification = components['schemas']['GroupIdentification'];
@@ -18,14 +19,6 @@ const RENAMED = [
   ['version_name', 'app_version'],
   ['device_carrier', 'carrier'],
   ['ip_address', 'ip'],
-] as const;
-/** The platform keeps an event's revenue fields among its event properties under these names. */
-const REVENUE_PROPERTIES = [
-  ['$price', 'price'],
-  ['$quantity', 'quantity'],
-  ['$revenue', 'revenue'],
-  ['$productId', 'productId'],
-  ['$revenueType', 'revenueType'],
 ] as const;
 
 const EXPORT_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;

@@ -2,7 +2,7 @@
 // itself (store/export-lines.ts says what they hold) with its JSON writer, from a struct whose
 // fields are the line's in order: each event reaches JavaScript as one text rather than as the
 // fifty values it is written from, and the text is the one the JavaScript writer makes.
-import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
+import { EXPORT_FIELDS, type ExportSource, REVENUE_PROPERTIES } from '../export-lines.js';
 import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
 
 /** DuckDB's words for the statements of the hours. */
@@ -15,11 +15,22 @@ export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
 const seq = quoted('ingest_seq');
 const UUID = `printf('%08x-%04x-8%03x-8%03x-00000000%04x', ${quoted('app_id')}, (${seq} >> 40) & 65535, (${seq} >> 28) & 4095, (${seq} >> 16) & 4095, ${seq} & 65535)`;
 
+/** The stored properties (JSON) with the revenue fields they lack added last, as withRevenueProperties writes them. */
+function withRevenue(column: string): string {
+  const stored = `coalesce(${quoted(column)}, '{}'::JSON)`;
+  const pairs = REVENUE_PROPERTIES.map(
+    ([name, field]) => `CASE WHEN ${quoted(field)} IS NOT NULL AND NOT list_contains(json_keys(${stored}), '${name}') THEN '"${name}":' || to_json(${quoted(field)})::VARCHAR END`,
+  );
+  const added = `concat_ws(',', ${pairs.join(', ')})`;
+  const text = `${stored}::VARCHAR`;
+  return `(CASE WHEN ${added} = '' THEN ${text} WHEN ${text} = '{}' THEN '{' || ${added} || '}' ELSE substr(${text}, 1, length(${text}) - 1) || ',' || ${added} || '}' END)::JSON`;
+}
+
 /** A field's value in the struct: JSON columns and JSON constants typed JSON, so that the writer embeds them as they are. */
 function value(source: ExportSource): string {
   if ('text' in source) return quoted(source.text);
   if ('number' in source) return quoted(source.number);
-  if ('object' in source) return `coalesce(${quoted(source.object)}, '{}'::JSON)`;
+  if ('object' in source) return source.revenue ? withRevenue(source.object) : `coalesce(${quoted(source.object)}, '{}'::JSON)`;
   if ('time' in source) return `strftime(epoch_ms(${quoted(source.time)}), '%Y-%m-%d %H:%M:%S.%f')`;
   if ('uuid' in source) return UUID;
   return `'${source.json}'::JSON`;
