@@ -40,6 +40,11 @@ const USAGE = `Usage:
                                               (the Export API's archives, every *.zip of a folder in name order, sent to the
                                               server at URL through POST /batch; --state, default SOURCE.import-state.json,
                                               records the hours done: a run again resumes, and insert_ids keep repeats out)
+  svc-server import SOURCE_URL --start YYYYMMDDTHH --end YYYYMMDDTHH --url URL --api-key KEY [--part-hours N] [...]
+                                              (straight from the Export API at SOURCE_URL, e.g. https://amplitude.com, with
+                                              the source project's keys in SVC_SOURCE_API_KEY and SVC_SOURCE_SECRET_KEY:
+                                              --part-hours hours a request, default 24; --state, default
+                                              export-HOST-START-END.import-state.json here)
 
 The standard and EU deployments are separate servers with separate data: run one with
 --region standard (port 8000, data in .svc-data/standard) and one with --region eu
@@ -105,6 +110,9 @@ const OPTIONS = {
   state: { type: 'string' },
   concurrency: { type: 'string' },
   'batch-size': { type: 'string' },
+  start: { type: 'string' },
+  end: { type: 'string' },
+  'part-hours': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -299,8 +307,8 @@ export async function main(argv: string[]): Promise<void> {
     return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), { type: values.type, eventTypes: values['event-types'], graceHours: values['grace-hours'] });
   }
   if (command === 'import') {
-    const { url, 'api-key': apiKey, state, concurrency, 'batch-size': batchSize } = values;
-    return importCommand(rest[0], { url, apiKey, state, concurrency, batchSize });
+    const { url, 'api-key': apiKey, state, concurrency, 'batch-size': batchSize, start, end, 'part-hours': partHours } = values;
+    return importCommand(rest[0], { url, apiKey, state, concurrency, batchSize, start, end, partHours });
   }
   if (command !== 'start') throw new Error(USAGE);
   const engine = values.engine;

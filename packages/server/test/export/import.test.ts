@@ -13,11 +13,12 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../../src/cli.js';
 import yazl from 'yazl';
 import { runImport, type ImportOptions } from '../../src/export/import/run-import.js';
-import { ImportError } from '../../src/export/import/sender.js';
+import { ImportError } from '../../src/export/import/retrying.js';
 import type { IssuedProject } from '../../src/shared/tenancy.js';
 import { generateBatches } from '../reporting/dataset.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { postJson } from '../support/http.js';
+import { basic, exportedLines as exportedLinesOf, hourText, insertIds } from './project-export.js';
 import { linesOf, readExportZip } from './zip-reader.js';
 
 let h: Harness;
@@ -25,18 +26,7 @@ let dir: string;
 let archive: string;
 let sourceLines: string[];
 const DATASET = { users: 600 };
-const basic = (p: { api_key: string; secret_key: string }) => ({ authorization: `Basic ${Buffer.from(`${p.api_key}:${p.secret_key}`).toString('base64')}` });
-const hourText = (ms: number) => new Date(ms).toISOString().slice(0, 13).replace(/[-]/g, '');
-
-/** The lines of the project's export of the last and next hour (events are stored at the server's time). */
-async function exportedLines(project: { api_key: string; secret_key: string }): Promise<string[]> {
-  await h.server.store.flush();
-  const response = await fetch(`${h.direct}/api/2/export?start=${hourText(Date.now() - 3_600_000)}&end=${hourText(Date.now() + 3_600_000)}`, { headers: basic(project) });
-  if (response.status === 404) return [];
-  expect(response.status).toBe(200);
-  return (await readExportZip(Buffer.from(await response.arrayBuffer()))).flatMap(linesOf);
-}
-
+const exportedLines = (project: { api_key: string; secret_key: string }) => exportedLinesOf(h, project);
 const freshProject = (name: string): IssuedProject => h.server.tenancy.createProject(h.project.org_id, name);
 const importInto = (project: { api_key: string }, options: Partial<ImportOptions> = {}) =>
   runImport({ source: archive, url: h.direct, apiKey: project.api_key, statePath: join(dir, `${project.api_key}.state.json`), backoffMs: 50, ...options });
@@ -87,8 +77,6 @@ async function answers(project: { api_key: string; secret_key: string }): Promis
   }
   return all;
 }
-
-const insertIds = (lines: string[]) => lines.map((line) => JSON.parse(line).$insert_id as string);
 
 describe('a round trip through the export', () => {
   let imported: IssuedProject;

@@ -1,8 +1,11 @@
-// `svc-server import SOURCE --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]`:
-// runs the import with the progress line and the summary; the first Ctrl-C (or SIGTERM) stops
+// `svc-server import SOURCE --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]`
+// (SOURCE an export zip or a folder of them; or an Export API's URL with --start, --end,
+// [--part-hours] and the source's keys in SVC_SOURCE_API_KEY / SVC_SOURCE_SECRET_KEY, kept out
+// of the command line, which other users of the machine can read): runs the import with the progress line and the summary; the first Ctrl-C (or SIGTERM) stops
 // it between batches, keeping what was acknowledged for a resumed run.
 import { resolve } from 'node:path';
 import { progressPrinter, summaryLines } from './progress.js';
+import { type ExportApiSource, MAX_PART_HOURS } from './export-api.js';
 import { MAX_BATCH_SIZE, runImport } from './run-import.js';
 
 export interface ImportCommandOptions {
@@ -11,6 +14,9 @@ export interface ImportCommandOptions {
   state?: string;
   concurrency?: string;
   batchSize?: string;
+  start?: string;
+  end?: string;
+  partHours?: string;
 }
 
 function wholeNumber(option: string | undefined, name: string, max: number): number | undefined {
@@ -20,8 +26,16 @@ function wholeNumber(option: string | undefined, name: string, max: number): num
   return value;
 }
 
-export async function importCommand(source: string | undefined, options: ImportCommandOptions): Promise<void> {
-  if (!source || !options.url || !options.apiKey) throw new Error('import needs a source (an export zip or a folder of them), --url and --api-key');
+/** The Export API source of a URL, with its keys from the environment. */
+function exportApiSource(url: string, options: ImportCommandOptions, env: NodeJS.ProcessEnv): ExportApiSource {
+  const [apiKey, secretKey] = [env.SVC_SOURCE_API_KEY, env.SVC_SOURCE_SECRET_KEY];
+  if (!options.start || !options.end) throw new Error('an import from an Export API needs --start and --end (YYYYMMDDTHH, UTC)');
+  if (!apiKey || !secretKey) throw new Error("an import from an Export API reads the source project's keys from SVC_SOURCE_API_KEY and SVC_SOURCE_SECRET_KEY");
+  return { url: url.replace(/\/+$/, ''), apiKey, secretKey, start: options.start, end: options.end, partHours: wholeNumber(options.partHours, 'part-hours', MAX_PART_HOURS) };
+}
+
+export async function importCommand(source: string | undefined, options: ImportCommandOptions, env = process.env): Promise<void> {
+  if (!source || !options.url || !options.apiKey) throw new Error('import needs a source (an export zip, a folder of them or an Export API URL), --url and --api-key');
   const stop = new AbortController();
   const interrupt = () => stop.abort();
   process.once('SIGINT', interrupt);
@@ -29,7 +43,7 @@ export async function importCommand(source: string | undefined, options: ImportC
   const printer = progressPrinter(process.stderr);
   try {
     const summary = await runImport({
-      source: resolve(source),
+      source: /^https?:\/\//i.test(source) ? exportApiSource(source, options, env) : resolve(source),
       url: options.url.replace(/\/+$/, ''),
       apiKey: options.apiKey,
       statePath: options.state === undefined ? undefined : resolve(options.state),

@@ -13,10 +13,14 @@ function duration(seconds: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}` : `${m}:${String(s % 60).padStart(2, '0')}`;
 }
 
-/** The progress line: events, hours, rate and (from the gzip bytes read of those to read) the time left. */
+/**
+ * The progress line: events, hours, rate and the time left, from the gzip bytes read of those to
+ * read (archives), else from the hours done (an Export API, whose sizes are known as they come).
+ */
 export function progressLine(progress: ImportProgress, now = Date.now()): string {
   const seconds = Math.max((now - progress.startedAt) / 1000, 0.001);
-  const left = progress.bytesRead > 0 ? (seconds * (progress.bytesTotal - progress.bytesRead)) / progress.bytesRead : undefined;
+  const [done, total] = progress.bytesTotal > 0 ? [progress.bytesRead, progress.bytesTotal] : [progress.hoursDone, progress.hoursTotal];
+  const left = done > 0 ? (seconds * (total - done)) / done : undefined;
   return `${count(progress.accepted)} events imported of ${count(progress.lines)} read, ${progress.hoursDone}/${progress.hoursTotal} hours, ${count(progress.accepted / seconds)} events/s, ETA ${left === undefined ? '?' : duration(left)}`;
 }
 

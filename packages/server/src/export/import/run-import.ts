@@ -1,23 +1,27 @@
-// `svc-server import`: the events of export archives sent to a server's batch API. Lines are
-// read an hour entry at a time, converted (upload-event.ts) and sent in batches, a few at a
+// `svc-server import`: the events of export archives (files, or downloaded part by part from a
+// project's Export API: export-api.ts) sent to a server's batch API. Lines are read an hour
+// entry at a time, converted (upload-event.ts) and sent in batches, a few at a
 // time; an hour is complete once every batch holding its events is acknowledged, and the state
 // file (state.ts) records it, so that an interrupted run resumes at the first hour not complete.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type ArchiveFile, archiveFiles, archiveHours, listHours } from './archives.js';
+import { downloadPart, type ExportApiSource, exportParts, type ExportPart, halves } from './export-api.js';
+import { ImportError } from './retrying.js';
 import { Sender, type SenderOptions } from './sender.js';
 import { ImportState, targetOf } from './state.js';
 import { convertLine, type GroupIdentification, type UploadEvent } from './upload-event.js';
 
 export interface ImportOptions extends SenderOptions {
-  /** An export zip, or a folder of them. */
-  source: string;
-  /** Default: the source's path followed by `.import-state.json`. */
+  /** An export zip, or a folder of them, or a project's Export API. */
+  source: string | ExportApiSource;
+  /** Default: the source's path followed by `.import-state.json` (an Export API's: named after its host and range, here). */
   statePath?: string;
   /** Events a request (at most the batch API's 2000). */
   batchSize?: number;
   /** Requests in flight at once. */
   concurrency?: number;
-  /** Stops the run between batches; what was acknowledged stays recorded. */
-  signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
   onWarning?: (message: string) => void;
 }
@@ -30,7 +34,7 @@ export interface ImportProgress {
   skipped: Map<string, number>;
   hoursDone: number;
   hoursTotal: number;
-  /** Gzip bytes read of those to read (for the ETA). */
+  /** Gzip bytes read of those to read (for the ETA; 0 of 0 from an Export API, where the hours give it). */
   bytesRead: number;
   bytesTotal: number;
   batches: number;
@@ -48,6 +52,16 @@ export interface ImportSummary extends ImportProgress {
 export const MAX_BATCH_SIZE = 2000;
 const GROUPS_PER_REQUEST = 1000;
 const STATE_SAVE_INTERVAL_MS = 1000;
+
+/** A file to read: an archive, or a part of an Export API's range (downloaded when its turn comes). */
+interface Planned {
+  file: ArchiveFile;
+  /** Its hour entries; a part's once downloaded. */
+  hours?: string[];
+  part?: ExportPart;
+  /** The part this one is a half of (done once both halves are). */
+  whole?: Planned & { halves: Planned[] };
+}
 
 interface Hour {
   file: ArchiveFile;
@@ -70,12 +84,14 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const batchSize = Math.min(options.batchSize ?? MAX_BATCH_SIZE, MAX_BATCH_SIZE);
   const concurrency = options.concurrency ?? 4;
   const warn = options.onWarning ?? (() => undefined);
-  const statePath = options.statePath ?? `${options.source.replace(/\/+$/, '')}.import-state.json`;
-  const files = archiveFiles(options.source);
+  const api = typeof options.source === 'string' ? undefined : options.source;
+  const statePath = options.statePath ?? (api ? `export-${new URL(api.url).host.replace(/[^\w.-]/g, '_')}-${api.start}-${api.end}.import-state.json` : `${(options.source as string).replace(/\/+$/, '')}.import-state.json`);
   const loaded = ImportState.load(statePath, targetOf(options.url, options.apiKey));
   const state = loaded.state;
   if (loaded.problem) warn(loaded.problem);
-  const sender = new Sender({ ...options, onRetry: options.onRetry ?? ((reason, waitMs) => warn(`retrying in ${(waitMs / 1000).toFixed(1)} s: ${reason}`)) });
+  const onRetry = options.onRetry ?? ((reason: string, waitMs: number) => warn(`retrying in ${(waitMs / 1000).toFixed(1)} s: ${reason}`));
+  // Batches already sent are seen through when the run is stopped: the sender's retries go on.
+  const sender = new Sender({ ...options, onRetry, signal: undefined });
   const progress: ImportProgress = { lines: 0, sent: 0, accepted: 0, skipped: new Map(), hoursDone: 0, hoursTotal: 0, bytesRead: 0, bytesTotal: 0, batches: 0, startedAt: Date.now() };
   const problems: string[] = [];
   const problem = (message: string) => {
@@ -83,9 +99,17 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     warn(message);
   };
 
-  // The hours to import, listed first for the totals of the progress line.
-  const plan: { file: ArchiveFile; hours: string[] }[] = [];
-  for (const file of files) {
+  // The hours to import, listed first for the totals of the progress line (an Export API's
+  // parts count the hours of their range).
+  const plan: Planned[] = [];
+  const downloads = api ? mkdtempSync(join(tmpdir(), 'svc-import-')) : undefined;
+  for (const part of api ? exportParts(api) : []) {
+    const file = { path: join(downloads!, 'part.zip'), name: part.name, size: 0 };
+    if (state.isFileDone(file.name, file.size)) continue;
+    progress.hoursTotal += part.hours;
+    plan.push({ file, part });
+  }
+  for (const file of typeof options.source === 'string' ? archiveFiles(options.source) : []) {
     if (state.isFileDone(file.name, file.size)) continue;
     try {
       const hours = await listHours(file.path);
@@ -104,14 +128,22 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     state.save();
     savedAt = Date.now();
   };
+  /** Records the file done; a part's hours count as done, unless they were counted in its halves. */
+  const completeFile = (planned: Planned, countHours = true) => {
+    state.completeFile(planned.file.name, planned.file.size);
+    if (planned.part && countHours) progress.hoursDone += planned.part.hours;
+    const { whole } = planned;
+    if (whole?.halves.every((half) => state.isFileDone(half.file.name, half.file.size))) completeFile(whole, false);
+    else saveSoon();
+  };
   const complete = (hour: Hour) => {
     if (!hour.allRead || hour.pending > 0) return;
     const { name, size } = hour.file;
     state.completeHour(name, size, hour.name);
-    progress.hoursDone++;
     const planned = plan.find((entry) => entry.file === hour.file)!;
-    if (planned.hours.every((other) => state.isHourDone(name, size, other))) state.completeFile(name, size);
-    saveSoon();
+    if (!planned.part) progress.hoursDone++;
+    if (planned.hours!.every((other) => state.isHourDone(name, size, other))) completeFile(planned);
+    else saveSoon();
   };
 
   const inFlight = new Set<Promise<void>>();
@@ -159,45 +191,78 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     await dispatch(full);
   };
 
-  reading: for (const { file } of plan) {
-    try {
-      for await (const entry of archiveHours(file.path, (name) => !state.isHourDone(file.name, file.size, name), (bytes) => (progress.bytesRead += bytes))) {
-        const hour: Hour = { file, name: entry.name, pending: 0, allRead: false };
-        try {
-          for await (const lines of entry.lines) {
-            for (const text of lines) {
-              progress.lines++;
-              let parsed: unknown;
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                add(progress.skipped, 'not JSON');
-                continue;
-              }
-              const converted = convertLine(parsed);
-              if ('skipped' in converted) {
-                add(progress.skipped, converted.skipped);
-                continue;
-              }
-              include(hour);
-              if ('event' in converted) batch.events.push(converted.event);
-              else batch.groups.push(...converted.groups);
-              if (batch.events.length >= batchSize || batch.groups.length >= GROUPS_PER_REQUEST) await flush();
-              if (stopped()) break reading;
-            }
-          }
-          hour.allRead = true;
-          complete(hour);
-        } catch (failure) {
-          problem(`${file.name} ${entry.name}: unreadable (${(failure as Error).message}); the hour is not recorded as imported`);
-        }
-      }
-    } catch (failure) {
-      problem(`${file.name}: reading stopped (${(failure as Error).message}); its hours not imported are not recorded`);
+  /** Downloads a part when its turn comes: whether it has hours to read (a part too large is replaced by its halves). */
+  const download = async (planned: Planned, at: number): Promise<boolean> => {
+    const part = planned.part!;
+    // A half done in an earlier run, of a part asked for again.
+    if (state.isFileDone(planned.file.name, planned.file.size)) {
+      completeFile(planned);
+      return false;
     }
+    const got = await downloadPart(api!, part, planned.file.path, { ...options, onRetry });
+    if ('tooLarge' in got) {
+      warn(`${part.name}: ${got.tooLarge}; asking for it in two halves`);
+      const whole = Object.assign(planned, { halves: [] as Planned[] });
+      whole.halves.push(...halves(part).map((half) => ({ file: { ...planned.file, name: half.name }, part: half, whole })));
+      plan.splice(at + 1, 0, ...whole.halves);
+      return false;
+    }
+    if ('empty' in got) {
+      completeFile(planned);
+      return false;
+    }
+    planned.hours = (await listHours(planned.file.path)).map((hour) => hour.name);
+    if (planned.hours.every((name) => state.isHourDone(planned.file.name, planned.file.size, name))) completeFile(planned);
+    return true;
+  };
+
+  try {
+    reading: for (let at = 0; at < plan.length && !stopped(); at++) {
+      const planned = plan[at]!;
+      const { file } = planned;
+      try {
+        if (planned.part && !(await download(planned, at))) continue;
+        for await (const entry of archiveHours(file.path, (name) => !state.isHourDone(file.name, file.size, name), (bytes) => (progress.bytesRead += planned.part ? 0 : bytes))) {
+          const hour: Hour = { file, name: entry.name, pending: 0, allRead: false };
+          try {
+            for await (const lines of entry.lines) {
+              for (const text of lines) {
+                progress.lines++;
+                let parsed: unknown;
+                try {
+                  parsed = JSON.parse(text);
+                } catch {
+                  add(progress.skipped, 'not JSON');
+                  continue;
+                }
+                const converted = convertLine(parsed);
+                if ('skipped' in converted) {
+                  add(progress.skipped, converted.skipped);
+                  continue;
+                }
+                include(hour);
+                if ('event' in converted) batch.events.push(converted.event);
+                else batch.groups.push(...converted.groups);
+                if (batch.events.length >= batchSize || batch.groups.length >= GROUPS_PER_REQUEST) await flush();
+                if (stopped()) break reading;
+              }
+            }
+            hour.allRead = true;
+            complete(hour);
+          } catch (failure) {
+            problem(`${file.name} ${entry.name}: unreadable (${(failure as Error).message}); the hour is not recorded as imported`);
+          }
+        }
+      } catch (failure) {
+        if (failure instanceof ImportError) fatal ??= failure;
+        else if (!options.signal?.aborted) problem(`${file.name}: reading stopped (${(failure as Error).message}); its hours not imported are not recorded`);
+      }
+    }
+    if (!stopped() && (batch.events.length > 0 || batch.groups.length > 0)) await flush();
+    await Promise.all(inFlight);
+  } finally {
+    if (downloads) rmSync(downloads, { recursive: true, force: true });
   }
-  if (!stopped() && (batch.events.length > 0 || batch.groups.length > 0)) await flush();
-  await Promise.all(inFlight);
   state.save();
   if (fatal) throw fatal;
   return { ...progress, seconds: (Date.now() - progress.startedAt) / 1000, interrupted: options.signal?.aborted === true, problems, statePath };

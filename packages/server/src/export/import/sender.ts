@@ -1,9 +1,10 @@
 // Sends the import's events to the target: POST /batch (and /groupidentify for group
-// identifications). 429, 5xx and failed connections are retried with exponential backoff,
-// waiting at least what Retry-After says; a 400 naming events (the batch API's partial answer)
-// drops those events, counted under their reason, and sends the rest again; a refused key
+// identifications). 429, 5xx and failed connections are retried (retrying.ts); a 400 naming
+// events (the batch API's partial answer) drops those events, counted under their reason, and
+// sends the rest again; a refused key
 // (401, 403, or 400 `Invalid API key`) ends the import with a clear error, since no later
 // request can succeed.
+import { againOf, ImportError, retried, retryAfterMs, type RetryOptions } from './retrying.js';
 import type { GroupIdentification, UploadEvent } from './upload-event.js';
 
 export interface SendOutcome {
@@ -13,20 +14,10 @@ export interface SendOutcome {
   skipped: Map<string, number>;
 }
 
-export interface SenderOptions {
+export interface SenderOptions extends RetryOptions {
   url: string;
   apiKey: string;
-  /** Attempts of one request before the import stops (its state kept for a resumed run). */
-  maxAttempts?: number;
-  /** The first backoff, ms; doubled per attempt up to maxBackoffMs. */
-  backoffMs?: number;
-  maxBackoffMs?: number;
-  /** Hears each retry: its reason and wait. */
-  onRetry?: (reason: string, waitMs: number) => void;
 }
-
-/** An error no retry mends (a refused key, a target that keeps failing). */
-export class ImportError extends Error {}
 
 interface Answer {
   status: number;
@@ -50,62 +41,32 @@ function refusedEvents(body: Record<string, unknown>): Map<number, string> {
 }
 
 const add = (counts: Map<string, number>, reason: string, count = 1) => counts.set(reason, (counts.get(reason) ?? 0) + count);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Retry-After in ms (seconds, or an HTTP date), or undefined. */
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  if (header.trim() !== '' && Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
 
 export class Sender {
-  private readonly maxAttempts: number;
-  private readonly backoffMs: number;
-  private readonly maxBackoffMs: number;
-
-  constructor(private readonly options: SenderOptions) {
-    this.maxAttempts = options.maxAttempts ?? 10;
-    this.backoffMs = options.backoffMs ?? 500;
-    this.maxBackoffMs = options.maxBackoffMs ?? 30_000;
-  }
+  constructor(private readonly options: SenderOptions) {}
 
   /** One request, retried until it is answered with neither 429 nor 5xx. */
-  private async post(path: string, body: string, contentType: string): Promise<Answer> {
-    for (let attempt = 1; ; attempt++) {
-      let reason: string;
-      let wait: number | undefined;
-      try {
-        const response = await fetch(`${this.options.url}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
-        const text = await response.text();
-        const parsed = (() => {
-          try {
-            return JSON.parse(text) as Record<string, unknown>;
-          } catch {
-            return { error: text.slice(0, 200) };
-          }
-        })();
-        // The batch API answers a wrong key with 400 `Invalid API key`, as the platform does.
-        if (response.status === 401 || response.status === 403 || (response.status === 400 && /api.key/i.test(String(parsed.error)))) {
-          throw new ImportError(`${this.options.url}${path} answered ${response.status} (${String(parsed.error ?? '')}): the API key is not one of its projects'`);
+  private post(path: string, body: string, contentType: string): Promise<Answer> {
+    const url = `${this.options.url}${path}`;
+    return retried(url, this.options, async () => {
+      const response = await fetch(url, { method: 'POST', headers: { 'content-type': contentType }, body });
+      const text = await response.text();
+      const parsed = (() => {
+        try {
+          return JSON.parse(text) as Record<string, unknown>;
+        } catch {
+          return { error: text.slice(0, 200) };
         }
-        // A silenced device (400 with silenced_events) is told to wait, as a 429 is.
-        const silenced = response.status === 400 && Array.isArray(parsed.silenced_events);
-        if (response.status !== 429 && response.status < 500 && !silenced) return { status: response.status, body: parsed };
-        reason = `${response.status} ${String(parsed.error ?? '')}`.trim();
-        wait = retryAfterMs(response.headers.get('retry-after'));
-      } catch (failure) {
-        if (failure instanceof ImportError) throw failure;
-        reason = `no answer (${(failure as Error).cause ?? (failure as Error).message})`;
+      })();
+      const error = String(parsed.error ?? '');
+      // The batch API answers a wrong key with 400 `Invalid API key`, as the platform does.
+      if (response.status === 401 || response.status === 403 || (response.status === 400 && /api.key/i.test(error))) {
+        throw new ImportError(`${url} answered ${response.status} (${error}): the API key is not one of its projects'`);
       }
-      if (attempt >= this.maxAttempts) throw new ImportError(`${this.options.url}${path}: ${reason}, ${attempt} times; the state is kept: run the import again to resume`);
-      const backoff = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (attempt - 1));
-      const delay = Math.max(backoff, wait ?? 0);
-      this.options.onRetry?.(reason, delay);
-      await sleep(delay);
-    }
+      // A silenced device (400 with silenced_events) is told to wait, as a 429 is.
+      if (response.status === 400 && Array.isArray(parsed.silenced_events)) return { again: `400 ${error}`.trim(), waitMs: retryAfterMs(response.headers.get('retry-after')) };
+      return againOf(response, error) ?? { status: response.status, body: parsed };
+    });
   }
 
   /** Sends events through /batch: what the target accepted and what it refused, by reason. */
