@@ -22,6 +22,12 @@ export interface BatchRunOptions {
   maxRetries: number;
   retryDelayMs: number;
   signal?: AbortSignal | undefined;
+  /**
+   * Positions in the batch of the items an answer refuses on their own (a 400 naming them):
+   * they become a failure of their own and the rest of the batch is sent again. Undefined or
+   * empty: the answer is the whole batch's.
+   */
+  refusedItems?: (outcome: SendOutcome<unknown, unknown>) => number[] | undefined;
 }
 
 /** Statuses answered after which the same request is sent again (after `retryDelayMs`). */
@@ -74,7 +80,8 @@ export function batchBytes(indexes: readonly number[], sizes: readonly number[],
 /**
  * Sends batches with bounded concurrency. A 413 answer splits the batch in halves that are sent
  * (and split further) on their own; 429, 5xx and network errors are retried up to `maxRetries`
- * times after `retryDelayMs`. Never throws for HTTP or network errors (they become failures);
+ * times after `retryDelayMs`; items an answer refuses on their own (`refusedItems`) fail alone
+ * and the rest is sent again. Never throws for HTTP or network errors (they become failures);
  * rethrows only when `signal` aborts.
  */
 export async function runBatches<D, E>(
@@ -103,6 +110,14 @@ export async function runBatches<D, E>(
       }
       if (outcome && outcome.status >= 200 && outcome.status < 300) {
         onSuccess(indexes, outcome.data);
+        return;
+      }
+      const refused = outcome && options.refusedItems?.(outcome as SendOutcome<unknown, unknown>)?.filter((position) => position >= 0 && position < indexes.length);
+      if (outcome && refused && refused.length > 0) {
+        const positions = new Set(refused);
+        failures.push({ status: outcome.status, error: outcome.error, indexes: indexes.filter((_, position) => positions.has(position)), attempts });
+        const rest = indexes.filter((_, position) => !positions.has(position));
+        if (rest.length > 0) await deliver(rest);
         return;
       }
       if (outcome?.status === 413 && indexes.length > 1) {

@@ -43,6 +43,30 @@ export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
 export type * from './generated/roles.js';
 export {
+  MAX_EXPORT_HOURS,
+  exportEvents,
+  exportHalves,
+  exportHour,
+  exportHourMs,
+  exportPart,
+  exportParts,
+  zipEntries,
+  type ExportEventsOptions,
+  type ExportPart,
+  type ExportedEvent,
+} from './export-events.js';
+export {
+  REVENUE_PROPERTIES,
+  convertExportedEvent,
+  exportTimeMs,
+  importFromExport,
+  type Converted,
+  type GroupIdentification,
+  type ImportFromExportOptions,
+  type ImportFromExportSummary,
+  type UploadEvent,
+} from './export-import.js';
+export {
   decodeReplayFile,
   downloadReplay,
   listReplayFiles,
@@ -85,6 +109,7 @@ export {
   SvcError,
   TimeoutError,
   responseError,
+  retryAfterMs,
 } from './errors.js';
 export type { CallOptions, CallResult, SvcClient } from './client-types.js';
 export { maskBody, maskHeaders, maskUrl, type Logger } from './logging.js';

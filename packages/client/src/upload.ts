@@ -33,6 +33,23 @@ export interface UploadEventsOptions {
   retryDelayMs?: number;
   /** Aborts the upload: pending requests are cancelled and the returned promise rejects. */
   signal?: AbortSignal;
+  /**
+   * `true`: a 400 naming events (`events_with_invalid_fields`, `events_with_missing_fields`)
+   * fails those events alone and sends the others of the request again; default `false`: the
+   * whole request's events fail, as the service refused them.
+   */
+  resendValid?: boolean;
+}
+
+/** Positions of the events a 400 names as invalid or missing fields. */
+function namedEvents(outcome: { status: number; error?: unknown }): number[] | undefined {
+  if (outcome.status !== 400 || typeof outcome.error !== 'object' || outcome.error === null) return undefined;
+  const body = outcome.error as InvalidUploadError;
+  const named = new Set<number>();
+  for (const byField of [body.events_with_invalid_fields, body.events_with_missing_fields]) {
+    for (const positions of Object.values(byField ?? {})) for (const position of positions ?? []) if (Number.isInteger(position)) named.add(position);
+  }
+  return [...named];
 }
 
 /** Body of an error answer of the upload operations. */
@@ -105,7 +122,7 @@ export async function uploadEvents(
   const { requests, failures } = await runBatches(
     batches,
     send,
-    { concurrency, maxRetries, retryDelayMs, signal: options.signal },
+    { concurrency, maxRetries, retryDelayMs, signal: options.signal, ...(options.resendValid ? { refusedItems: namedEvents } : {}) },
     (indexes, data) => {
       summary.eventsIngested += data?.events_ingested ?? indexes.length;
       summary.payloadBytes += batchBytes(indexes, sizes, envelopeBytes);

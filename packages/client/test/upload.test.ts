@@ -109,6 +109,23 @@ describe('uploadEvents', () => {
     expect(summary.failures[0]).toMatchObject({ status: 400, indexes: [0, 1], eventCount: 2 });
   });
 
+  it('with resendValid, events a 400 names fail alone and the others are sent again', async () => {
+    const fake = fakeFetch((call) => {
+      const sent = sentEvents(call);
+      const bad = sent.flatMap((event, index) => (event.event_type === 'bad' ? [index] : []));
+      return bad.length > 0 ? json(400, { code: 400, error: 'Invalid field values on some events', events_with_invalid_fields: { event_type: bad } }) : accept(call);
+    });
+    const client = createIngestClient({ apiKey, fetch: fake.fetch });
+    const input = [...events(3), ...events(1, { event_type: 'bad' }), ...events(2)];
+    const summary = await uploadEvents(client, input, { resendValid: true });
+    expect(fake.calls.map((call) => sentEvents(call).length)).toEqual([6, 5]);
+    expect(summary.eventsIngested).toBe(5);
+    expect(summary.failures).toEqual([expect.objectContaining({ status: 400, indexes: [3], eventCount: 1 })]);
+    // Without it the service's answer is the whole request's.
+    const whole = await uploadEvents(client, input);
+    expect(whole.failures).toEqual([expect.objectContaining({ status: 400, indexes: [0, 1, 2, 3, 4, 5] })]);
+  });
+
   it('reports network errors after retries instead of throwing', async () => {
     let calls = 0;
     const failing = (async () => {

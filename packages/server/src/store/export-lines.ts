@@ -4,6 +4,10 @@
 // One table says where each field comes from; the line is written from it in JavaScript (the
 // ClickHouse engine, from rows) and by DuckDB's JSON writer (duckdb/export-lines.ts: an event
 // then crosses as one value, not as fifty). JSON columns are spliced in as their stored text.
+// The event's revenue fields (columns named as the batch API's fields) go among the event
+// properties under the names the platform's files use (@svc/client's REVENUE_PROPERTIES, which
+// its importer reads back).
+import { REVENUE_PROPERTIES } from '@svc/client';
 
 /** Where a field of the line comes from. */
 export type ExportSource =
@@ -84,17 +88,6 @@ export const EXPORT_FIELDS: readonly (readonly [string, ExportSource])[] = [
   ['version_name', { text: 'app_version' }],
 ];
 
-/**
- * The event's revenue fields (stored columns), which the platform keeps among the event
- * properties under these names: an export carries them there, an import reads them back.
- */
-export const REVENUE_PROPERTIES = [
-  ['$price', 'price'],
-  ['$quantity', 'quantity'],
-  ['$revenue', 'revenue'],
-  ['$productId', 'productId'],
-  ['$revenueType', 'revenueType'],
-] as const;
 
 /** The stored columns the lines are written from (the uuid's among them). */
 export const EXPORT_COLUMNS: readonly string[] = [

@@ -138,8 +138,8 @@ describe('an import from an Export API', () => {
   });
 
   test('a range that is not hours is a clear error', async () => {
-    await expect(importFrom(sourceOf(h.direct, { start: '2026-01-01' }), freshProject('Bad range'))).rejects.toThrow(/--start is an hour as YYYYMMDDTHH/);
-    await expect(importFrom(sourceOf(h.direct, { start: '20260102T00', end: '20260101T00' }), freshProject('Backwards'))).rejects.toThrow(/--end is an hour at or after --start/);
+    await expect(importFrom(sourceOf(h.direct, { start: '2026-01-01' }), freshProject('Bad range'))).rejects.toThrow(/start is an hour as YYYYMMDDTHH/);
+    await expect(importFrom(sourceOf(h.direct, { start: '20260102T00', end: '20260101T00' }), freshProject('Backwards'))).rejects.toThrow(/end \(20260101T00\) is an hour at or after start/);
   });
 });
 

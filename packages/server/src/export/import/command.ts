@@ -5,7 +5,8 @@
 // it between batches, keeping what was acknowledged for a resumed run.
 import { resolve } from 'node:path';
 import { progressPrinter, summaryLines } from './progress.js';
-import { type ExportApiSource, MAX_PART_HOURS } from './export-api.js';
+import { MAX_EXPORT_HOURS } from '@svc/client';
+import type { ExportApiSource } from './export-api.js';
 import { MAX_BATCH_SIZE, runImport } from './run-import.js';
 
 export interface ImportCommandOptions {
@@ -31,7 +32,7 @@ function exportApiSource(url: string, options: ImportCommandOptions, env: NodeJS
   const [apiKey, secretKey] = [env.SVC_SOURCE_API_KEY, env.SVC_SOURCE_SECRET_KEY];
   if (!options.start || !options.end) throw new Error('an import from an Export API needs --start and --end (YYYYMMDDTHH, UTC)');
   if (!apiKey || !secretKey) throw new Error("an import from an Export API reads the source project's keys from SVC_SOURCE_API_KEY and SVC_SOURCE_SECRET_KEY");
-  return { url: url.replace(/\/+$/, ''), apiKey, secretKey, start: options.start, end: options.end, partHours: wholeNumber(options.partHours, 'part-hours', MAX_PART_HOURS) };
+  return { url: url.replace(/\/+$/, ''), apiKey, secretKey, start: options.start, end: options.end, partHours: wholeNumber(options.partHours, 'part-hours', MAX_EXPORT_HOURS) };
 }
 
 export async function importCommand(source: string | undefined, options: ImportCommandOptions, env = process.env): Promise<void> {

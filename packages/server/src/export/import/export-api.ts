@@ -8,6 +8,7 @@ import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
+import { exportParts, type ExportPart } from '@svc/client';
 import { againOf, ImportError, retried, type RetryOptions } from './retrying.js';
 
 export interface ExportApiSource {
@@ -22,55 +23,23 @@ export interface ExportApiSource {
   partHours?: number;
 }
 
-/** A part of the range: its first and last hour (ms since epoch, UTC) and its name in the state file. */
-export interface ExportPart {
-  name: string;
-  startMs: number;
-  endMs: number;
-  hours: number;
+/** The range in parts of `partHours` (the last one shorter); an ImportError when it is no range of hours. */
+export function exportApiParts(source: ExportApiSource): ExportPart[] {
+  try {
+    return exportParts(source.start, source.end, source.partHours);
+  } catch (failure) {
+    throw new ImportError((failure as Error).message);
+  }
 }
 
-const HOUR_MS = 3_600_000;
-const HOUR_TEXT = /^(\d{4})(\d{2})(\d{2})T(\d{2})$/;
-/** The Export API's limit on one request. */
-export const MAX_PART_HOURS = 365 * 24;
-
-/** `YYYYMMDDTHH` as ms since epoch (UTC), or an error naming `option`. */
-export function hourOf(text: string, option: string): number {
-  const match = HOUR_TEXT.exec(text);
-  const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), Number(match[4])) : Number.NaN;
-  if (!match || new Date(ms).toISOString().slice(0, 13) !== `${match[1]}-${match[2]}-${match[3]}T${match[4]}`) throw new ImportError(`--${option} is an hour as YYYYMMDDTHH (UTC), e.g. 20260101T00`);
-  return ms;
-}
-
-const hourText = (ms: number) => new Date(ms).toISOString().slice(0, 13).replace(/-/g, '');
-
-export function partOf(startMs: number, endMs: number): ExportPart {
-  return { name: `export ${hourText(startMs)}-${hourText(endMs)}`, startMs, endMs, hours: (endMs - startMs) / HOUR_MS + 1 };
-}
-
-/** The range in parts of `partHours` (the last one shorter). */
-export function exportParts(source: ExportApiSource): ExportPart[] {
-  const [first, last] = [hourOf(source.start, 'start'), hourOf(source.end, 'end')];
-  if (last < first) throw new ImportError('--end is an hour at or after --start');
-  const partHours = source.partHours ?? 24;
-  if (!(Number.isInteger(partHours) && partHours >= 1 && partHours <= MAX_PART_HOURS)) throw new ImportError(`--part-hours is a whole number from 1 to ${MAX_PART_HOURS}`);
-  const parts: ExportPart[] = [];
-  for (let at = first; at <= last; at += partHours * HOUR_MS) parts.push(partOf(at, Math.min(last, at + (partHours - 1) * HOUR_MS)));
-  return parts;
-}
-
-/** A part split in two halves of whole hours. */
-export function halves(part: ExportPart): [ExportPart, ExportPart] {
-  const middle = part.startMs + Math.floor(part.hours / 2) * HOUR_MS;
-  return [partOf(part.startMs, middle - HOUR_MS), partOf(middle, part.endMs)];
-}
+/** A part's name in the state file. */
+export const partName = (part: ExportPart) => `export ${part.start}-${part.end}`;
 
 export type Download = { file: string; size: number } | { empty: true } | { tooLarge: string };
 
 /** Downloads a part's zip to `file`: its size, or that the part has no data, or the 400 of a part too large. */
 export function downloadPart(source: ExportApiSource, part: ExportPart, file: string, options: RetryOptions): Promise<Download> {
-  const url = `${source.url}/api/2/export?start=${hourText(part.startMs)}&end=${hourText(part.endMs)}`;
+  const url = `${source.url}/api/2/export?start=${part.start}&end=${part.end}`;
   const authorization = `Basic ${Buffer.from(`${source.apiKey}:${source.secretKey}`).toString('base64')}`;
   return retried(url, options, async () => {
     const response = await fetch(url, { headers: { authorization }, signal: options.signal });

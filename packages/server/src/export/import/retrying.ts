@@ -1,6 +1,7 @@
 // Requests of the import retried as the platform's clients retry: 429, 5xx and failed
 // connections again after an exponential backoff, waiting at least what Retry-After says,
 // until an attempt limit after which the import stops with its state kept.
+import { retryAfterMs } from '@svc/client';
 
 export interface RetryOptions {
   /** Attempts of one request before the import stops (its state kept for a resumed run). */
@@ -25,19 +26,10 @@ export interface Again {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Retry-After in ms (seconds, or an HTTP date), or undefined. */
-export function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
-  const seconds = Number(header);
-  if (header.trim() !== '' && Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 /** The retry an answer asks for: 429 and 5xx, waiting what its Retry-After says; undefined for any other status. */
 export function againOf(response: Response, error: string): Again | undefined {
   if (response.status !== 429 && response.status < 500) return undefined;
-  return { again: `${response.status} ${error}`.trim(), waitMs: retryAfterMs(response.headers.get('retry-after')) };
+  return { again: `${response.status} ${error}`.trim(), waitMs: retryAfterMs(response.headers) };
 }
 
 /**

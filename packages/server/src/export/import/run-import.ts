@@ -1,17 +1,18 @@
 // `svc-server import`: the events of export archives (files, or downloaded part by part from a
 // project's Export API: export-api.ts) sent to a server's batch API. Lines are read an hour
-// entry at a time, converted (upload-event.ts) and sent in batches, a few at a
+// entry at a time, converted (@svc/client's convertExportedEvent) and sent in batches, a few at a
 // time; an hour is complete once every batch holding its events is acknowledged, and the state
 // file (state.ts) records it, so that an interrupted run resumes at the first hour not complete.
+import { convertExportedEvent, exportHalves, type ExportPart, type GroupIdentification, type UploadEvent } from '@svc/client';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ArchiveFile, archiveFiles, archiveHours, listHours } from './archives.js';
-import { downloadPart, type ExportApiSource, exportParts, type ExportPart, halves } from './export-api.js';
+import { downloadPart, type ExportApiSource, exportApiParts, partName } from './export-api.js';
 import { ImportError } from './retrying.js';
 import { Sender, type SenderOptions } from './sender.js';
 import { ImportState, targetOf } from './state.js';
-import { convertLine, type GroupIdentification, type UploadEvent } from './upload-event.js';
+
 
 export interface ImportOptions extends SenderOptions {
   /** An export zip, or a folder of them, or a project's Export API. */
@@ -103,8 +104,8 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   // parts count the hours of their range).
   const plan: Planned[] = [];
   const downloads = api ? mkdtempSync(join(tmpdir(), 'svc-import-')) : undefined;
-  for (const part of api ? exportParts(api) : []) {
-    const file = { path: join(downloads!, 'part.zip'), name: part.name, size: 0 };
+  for (const part of api ? exportApiParts(api) : []) {
+    const file = { path: join(downloads!, 'part.zip'), name: partName(part), size: 0 };
     if (state.isFileDone(file.name, file.size)) continue;
     progress.hoursTotal += part.hours;
     plan.push({ file, part });
@@ -201,9 +202,9 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     }
     const got = await downloadPart(api!, part, planned.file.path, { ...options, onRetry });
     if ('tooLarge' in got) {
-      warn(`${part.name}: ${got.tooLarge}; asking for it in two halves`);
+      warn(`${planned.file.name}: ${got.tooLarge}; asking for it in two halves`);
       const whole = Object.assign(planned, { halves: [] as Planned[] });
-      whole.halves.push(...halves(part).map((half) => ({ file: { ...planned.file, name: half.name }, part: half, whole })));
+      whole.halves.push(...exportHalves(part).map((half) => ({ file: { ...planned.file, name: partName(half) }, part: half, whole })));
       plan.splice(at + 1, 0, ...whole.halves);
       return false;
     }
@@ -235,7 +236,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
                   add(progress.skipped, 'not JSON');
                   continue;
                 }
-                const converted = convertLine(parsed);
+                const converted = convertExportedEvent(parsed);
                 if ('skipped' in converted) {
                   add(progress.skipped, converted.skipped);
                   continue;

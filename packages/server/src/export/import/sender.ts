@@ -1,11 +1,10 @@
 // Sends the import's events to the target: POST /batch (and /groupidentify for group
 // identifications). 429, 5xx and failed connections are retried (retrying.ts); a 400 naming
 // events (the batch API's partial answer) drops those events, counted under their reason, and
-// sends the rest again; a refused key
-// (401, 403, or 400 `Invalid API key`) ends the import with a clear error, since no later
-// request can succeed.
-import { againOf, ImportError, retried, retryAfterMs, type RetryOptions } from './retrying.js';
-import type { GroupIdentification, UploadEvent } from './upload-event.js';
+// sends the rest again; a refused key (401, 403, or 400 `Invalid API key`) ends the import with
+// a clear error, since no later request can succeed.
+import { retryAfterMs, type GroupIdentification, type UploadEvent } from '@svc/client';
+import { againOf, ImportError, retried, type RetryOptions } from './retrying.js';
 
 export interface SendOutcome {
   /** Events the target acknowledged (stored, or already stored under their insert_id). */
@@ -64,7 +63,7 @@ export class Sender {
         throw new ImportError(`${url} answered ${response.status} (${error}): the API key is not one of its projects'`);
       }
       // A silenced device (400 with silenced_events) is told to wait, as a 429 is.
-      if (response.status === 400 && Array.isArray(parsed.silenced_events)) return { again: `400 ${error}`.trim(), waitMs: retryAfterMs(response.headers.get('retry-after')) };
+      if (response.status === 400 && Array.isArray(parsed.silenced_events)) return { again: `400 ${error}`.trim(), waitMs: retryAfterMs(response.headers) };
       return againOf(response, error) ?? { status: response.status, body: parsed };
     });
   }

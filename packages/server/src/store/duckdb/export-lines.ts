@@ -2,7 +2,8 @@
 // itself (store/export-lines.ts says what they hold) with its JSON writer, from a struct whose
 // fields are the line's in order: each event reaches JavaScript as one text rather than as the
 // fifty values it is written from, and the text is the one the JavaScript writer makes.
-import { EXPORT_FIELDS, type ExportSource, REVENUE_PROPERTIES } from '../export-lines.js';
+import { REVENUE_PROPERTIES } from '@svc/client';
+import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
 import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
 
 /** DuckDB's words for the statements of the hours. */

@@ -1,7 +1,7 @@
 // An exported line as the batch upload's event: every field the batch API takes, under its
 // names; the target's own fields left out; group identifications and lines that cannot be sent.
 import { describe, expect, test } from 'vitest';
-import { convertLine, exportTimeMs } from '../../src/export/import/upload-event.js';
+import { convertExportedEvent as convertLine, exportTimeMs } from '../src/export-import.js';
 
 const line = {
   $insert_id: 'insert-1',
