@@ -43,6 +43,14 @@ export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
 export type * from './generated/roles.js';
 export {
+  WEBHOOK_TOLERANCE_SECONDS,
+  WebhookVerificationError,
+  newWebhookSecret,
+  signWebhook,
+  verifyWebhook,
+  type VerifyWebhookOptions,
+} from './webhooks.js';
+export {
   MAX_EXPORT_HOURS,
   exportEvents,
   exportHalves,

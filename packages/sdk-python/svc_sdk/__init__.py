@@ -10,12 +10,16 @@ project's credentials in every place the API takes them::
 
     client = svc_sdk.connect("reporting", region="eu", api_key=KEY, secret_key=SECRET)
     result = reporting.ReportingApi(client).get_event_segmentation(e='{"event_type": "Play"}', start="20261101", end="20261107")
+
+``verify_webhook`` checks an event streaming delivery's signature (svc_sdk.webhooks).
 """
 import importlib
 import json
 import os
 
-__all__ = ["connect", "group_module", "groups", "regions"]
+from svc_sdk.webhooks import WEBHOOK_TOLERANCE_SECONDS, WebhookVerificationError, sign_webhook, verify_webhook
+
+__all__ = ["WEBHOOK_TOLERANCE_SECONDS", "WebhookVerificationError", "connect", "group_module", "groups", "regions", "sign_webhook", "verify_webhook"]
 
 _GENERATED = os.path.join(os.path.dirname(__file__), "generated")
 

@@ -33,7 +33,9 @@ const USAGE = `Usage:
   svc-server admin save-chart APP_ID CHART.json [--data-dir DIR]    ({title, operation, query[, id]}: a stored reporting query)
   svc-server admin grant-taxonomy APP_ID [--data-dir DIR]           (the project may use the taxonomy API; 403 without)
   svc-server admin add-stream-destination APP_ID URL [--event-types A,B] [--data-dir DIR]
-                                              (POST the project's events to the webhook URL from now on; prints its sync_id)
+                                              (POST the project's events to the webhook URL from now on, signed as Standard
+                                              Webhooks says; prints its sync_id and signing secret, shown once)
+  svc-server admin rotate-stream-secret SYNC_ID [--data-dir DIR]   (a new signing secret, shown once)
   svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
   svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
   svc-server import EXPORT.zip|FOLDER --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]
@@ -225,6 +227,13 @@ function admin(tenancy: Tenancy, sharedDir: string, command: string | undefined,
       const types = eventTypes?.split(',').map((t) => t.trim()).filter((t) => t !== '');
       const destination = tenancy.addStreamDestination(Number(args[0]), args[1]!, types?.length ? types : undefined, Date.now());
       console.log(`stream destination ${destination.sync_id} of app_id ${args[0]}: ${destination.url}${types?.length ? ` (${types.join(', ')})` : ' (every event)'}`);
+      console.log(`signing secret (shown once; verify deliveries with it): ${destination.signing_secret}`);
+      return;
+    }
+    case 'rotate-stream-secret': {
+      need(1);
+      const destination = tenancy.rotateStreamSecret(args[0]!);
+      console.log(`stream destination ${destination.sync_id}: new signing secret (shown once; deliveries from now on are signed with it): ${destination.signing_secret}`);
       return;
     }
     case 'remove-stream-destination': {

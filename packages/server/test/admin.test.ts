@@ -65,12 +65,25 @@ test('stream destinations: added with a sync_id unique across projects and an op
   await admin('add-stream-destination', String(appId), 'http://127.0.0.1:9000/hook', '--event-types', 'Play, Pause,');
   await expect(admin('add-stream-destination', String(appId), 'ftp://example.com/hook')).rejects.toThrow('ftp://example.com/hook is not an http(s) URL');
   const [all, filtered] = new Tenancy(dataDir).projectOf(appId)!.stream_destinations!;
-  expect(all).toEqual({ sync_id: expect.stringMatching(/^\d+$/), url: 'https://hooks.example.com/all', created_at: expect.any(Number) });
+  expect(all).toEqual({ sync_id: expect.stringMatching(/^\d+$/), url: 'https://hooks.example.com/all', created_at: expect.any(Number), signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/) });
   expect(filtered).toMatchObject({ url: 'http://127.0.0.1:9000/hook', event_types: ['Play', 'Pause'] });
   expect(filtered!.sync_id).not.toBe(all!.sync_id);
   await admin('remove-stream-destination', all!.sync_id);
   expect(new Tenancy(dataDir).projectOf(appId)!.stream_destinations).toEqual([filtered]);
   await expect(admin('remove-stream-destination', all!.sync_id)).rejects.toThrow(`no stream destination ${all!.sync_id}`);
+});
+
+test("a stream destination's signing secret is printed once, at creation and at each rotation, and never listed", async () => {
+  const appId = new Tenancy(dataDir).projects[0]!.app_id;
+  const added = await printed('add-stream-destination', String(appId), 'https://hooks.example.com/signed');
+  const destination = new Tenancy(dataDir).projectOf(appId)!.stream_destinations!.find((d) => d.url === 'https://hooks.example.com/signed')!;
+  expect(added).toContain(`signing secret (shown once; verify deliveries with it): ${destination.signing_secret}`);
+  const rotated = await printed('rotate-stream-secret', destination.sync_id);
+  const after = new Tenancy(dataDir).projectOf(appId)!.stream_destinations!.find((d) => d.sync_id === destination.sync_id)!;
+  expect(after.signing_secret).not.toBe(destination.signing_secret);
+  expect(rotated).toContain(after.signing_secret);
+  expect(await printed('list')).not.toContain(after.signing_secret!.slice('whsec_'.length, 20));
+  await expect(admin('rotate-stream-secret', '99999999')).rejects.toThrow('no stream destination 99999999');
 });
 
 /** What an admin command printed. */

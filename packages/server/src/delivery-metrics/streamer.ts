@@ -1,6 +1,8 @@
 // The streamer: every round it cuts each destination's new events (read from the store, past
 // its persisted cursor) into batches and posts the batches that are due, recording every
 // attempt. Rounds run one at a time, every `pollIntervalMs`, and whenever `round()` is called.
+// Deliveries are signed as Standard Webhooks says (with the destination's signing secret).
+import { signWebhook } from '@svc/client';
 import type { StreamDestination, Tenancy } from '../shared/tenancy.js';
 import { judge, type PostResult, type RetryPolicy } from './delivery.js';
 import type { PendingBatch, StreamStore } from './store.js';
@@ -49,6 +51,15 @@ function streamedEvent(stored: Record<string, unknown>): Record<string, unknown>
   return event;
 }
 
+/**
+ * The Standard Webhooks headers of a delivery: its id (the same on every attempt, so a receiver
+ * can drop repeats), the time of this attempt, and the signature of both with the body.
+ */
+function signedHeaders(secret: string, id: string, atMs: number, body: string): Record<string, string> {
+  const timestamp = Math.floor(atMs / 1000);
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, id, timestamp, body) };
+}
+
 export class EventStreamer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> = Promise.resolve();
@@ -89,9 +100,11 @@ export class EventStreamer {
   private async attempt(destination: Destination, batch: PendingBatch): Promise<void> {
     const events = (await this.store.batchEvents(batch.batchId)).map(streamedEvent);
     const attempt = batch.attempts + 1;
-    const headers = { 'x-svc-sync-id': destination.sync_id, 'x-svc-batch-id': String(batch.batchId), 'x-svc-attempt': String(attempt) };
     const attemptedAt = this.clock();
-    const result = await this.post(destination.url, JSON.stringify({ events }), headers, this.options.requestTimeoutMs);
+    const body = JSON.stringify({ events });
+    const headers: Record<string, string> = { 'x-svc-sync-id': destination.sync_id, 'x-svc-batch-id': String(batch.batchId), 'x-svc-attempt': String(attempt) };
+    if (destination.signing_secret) Object.assign(headers, signedHeaders(destination.signing_secret, `msg_${destination.sync_id}_${batch.batchId}`, attemptedAt, body));
+    const result = await this.post(destination.url, body, headers, this.options.requestTimeoutMs);
     const answeredAt = this.clock();
     const judgement = judge(this.options.retry, result, attempt, answeredAt, batch.expiresAt);
     await this.store.recordAttempt({

@@ -2,6 +2,7 @@
 // (deployment keys), kept in `<data dir>/tenancy.json`, secret and deployment keys as hashes. The file, not the DuckDB database,
 // holds them so that the admin command can change them while the server runs (DuckDB lets
 // one process open its file); the server reloads the file when it changes.
+import { newWebhookSecret } from '@svc/client';
 import { hash, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, statSync, unwatchFile, watchFile } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,12 @@ export interface StreamDestination {
   event_types?: string[];
   /** Events accepted from this moment on (ms) are streamed. */
   created_at: number;
+  /**
+   * The key deliveries are signed with (Standard Webhooks, `whsec_…`), shown once when made;
+   * kept as it is (signing needs it), in the tenancy file only its user reads. Absent on
+   * destinations made before deliveries were signed: theirs go unsigned until it is rotated.
+   */
+  signing_secret?: string;
 }
 
 export interface Project {
@@ -261,17 +268,30 @@ export class Tenancy {
     this.reload();
     const project = this.projectToChange(appId);
     const taken = this.data.projects.flatMap((p) => p.stream_destinations ?? []).map((d) => Number(d.sync_id));
-    const destination: StreamDestination = { sync_id: String(Math.max(10000, ...taken) + 1), url, ...(eventTypes ? { event_types: eventTypes } : {}), created_at: createdAt };
+    const destination: StreamDestination = { sync_id: String(Math.max(10000, ...taken) + 1), url, ...(eventTypes ? { event_types: eventTypes } : {}), created_at: createdAt, signing_secret: newWebhookSecret() };
     project.stream_destinations = [...(project.stream_destinations ?? []), destination];
     this.save();
     return destination;
   }
 
-  removeStreamDestination(syncId: string): StreamDestination {
+  /** The destination with a new signing secret (deliveries from now on are signed with it). */
+  rotateStreamSecret(syncId: string): StreamDestination {
     this.reload();
+    const destination = this.streamDestination(syncId).destination;
+    destination.signing_secret = newWebhookSecret();
+    this.save();
+    return destination;
+  }
+
+  private streamDestination(syncId: string): { project: Project; destination: StreamDestination } {
     const project = this.data.projects.find((p) => p.stream_destinations?.some((d) => d.sync_id === syncId));
     if (!project) throw new Error(`no stream destination ${syncId}`);
-    const removed = project.stream_destinations!.find((d) => d.sync_id === syncId)!;
+    return { project, destination: project.stream_destinations!.find((d) => d.sync_id === syncId)! };
+  }
+
+  removeStreamDestination(syncId: string): StreamDestination {
+    this.reload();
+    const { project, destination: removed } = this.streamDestination(syncId);
     project.stream_destinations = project.stream_destinations!.filter((d) => d !== removed);
     this.save();
     return removed;

@@ -1,7 +1,9 @@
 // Event streaming through a webhook receiver that fails some requests, and the delivery
 // metrics summary through the Prism proxy: the figures equal what the receiver saw. The clock
 // is frozen and moved by the tests; streaming rounds are driven by the tests.
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { verifyWebhook, WebhookVerificationError } from '@svc/client';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
 import { startWebhook, type Webhook } from '../support/webhook.js';
@@ -14,6 +16,7 @@ let now = T0;
 let h: Harness;
 let webhook: Webhook;
 let syncId: string;
+let signingSecret: string;
 /** When (server clock) the webhook was called for the batch that never succeeds. */
 const downCalls: number[] = [];
 
@@ -36,7 +39,7 @@ beforeAll(async () => {
     clock: () => now,
     streaming: { pollIntervalMs: HOUR, batchSize: 3, retry: { firstRetryMs: MINUTE, maxRetryMs: 10 * MINUTE, expiryMs: 4 * HOUR } },
   });
-  syncId = h.server.tenancy.addStreamDestination(h.project.app_id, webhook.url, ['Play', 'Pause'], T0 - MINUTE).sync_id;
+  ({ sync_id: syncId, signing_secret: signingSecret } = h.server.tenancy.addStreamDestination(h.project.app_id, webhook.url, ['Play', 'Pause'], T0 - MINUTE) as { sync_id: string; signing_secret: string });
 });
 afterAll(async () => {
   await h?.close();
@@ -84,6 +87,32 @@ test('accepted events of the filtered types reach the webhook in batches; failur
   expect(attemptsOf('down')).toEqual(downCalls.map((_, i) => i + 1));
   // 250 rounds, each after a flush of the store (on ClickHouse, a load): 15-30 s on a busy 2-core machine.
 }, 120_000);
+
+test('deliveries are signed as Standard Webhooks says: its reference library and verifyWebhook accept each, the id is the same on every attempt', () => {
+  expect(webhook.received.length).toBeGreaterThan(10);
+  for (const { body, headers, batchId } of webhook.received) {
+    const timestamp = Number(headers['webhook-timestamp']);
+    expect(headers['webhook-id']).toBe(`msg_${syncId}_${batchId}`);
+    expect(verifyWebhook(body, headers, signingSecret, { now: () => timestamp * 1000 })).toEqual(JSON.parse(body));
+    // The reference library reads the clock itself.
+    vi.setSystemTime(timestamp * 1000 + 299_000);
+    try {
+      expect(new StandardWebhook(signingSecret).verify(body, headers as Record<string, string>)).toEqual(JSON.parse(body));
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+  // Attempts of one batch: one id, each with the time it was sent.
+  const down = webhook.received.filter((r) => scenarioOf(r.events) === 'down');
+  expect(new Set(down.map((r) => r.headers['webhook-id'])).size).toBe(1);
+  expect(down.map((r) => Number(r.headers['webhook-timestamp']) * 1000)).toEqual(downCalls.map((at) => Math.floor(at / 1000) * 1000));
+  // Another secret, a changed body, or a replay beyond five minutes are refused.
+  const [first] = webhook.received;
+  const at = () => Number(first!.headers['webhook-timestamp']) * 1000;
+  expect(() => verifyWebhook(first!.body, first!.headers, 'whsec_bm90IHRoZSBzZWNyZXQ=', { now: at })).toThrow(WebhookVerificationError);
+  expect(() => verifyWebhook(first!.body.replace('Play', 'Pass'), first!.headers, signingSecret, { now: at })).toThrow(/no webhook-signature matches/);
+  expect(() => verifyWebhook(first!.body, first!.headers, signingSecret, { now: () => at() + 301_000 })).toThrow(/refused as a replay/);
+});
 
 test('the summary counts what the webhook received, in the window where each fate was settled', async () => {
   const day = await summary({ sync_id: syncId, time_period: 'ONE_DAY' });

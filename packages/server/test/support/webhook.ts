@@ -8,6 +8,9 @@ export interface Received {
   attempt: number;
   events: Record<string, unknown>[];
   status: number;
+  /** The body as it arrived, and the request's headers (for signature checks). */
+  body: string;
+  headers: IncomingHttpHeaders;
 }
 
 export interface Webhook {
@@ -27,7 +30,7 @@ export async function startWebhook(answer: (events: Record<string, unknown>[], h
     request.on('end', () => {
       const { events } = JSON.parse(text) as { events: Record<string, unknown>[] };
       const status = answer(events, request.headers);
-      received.push({ batchId: String(request.headers['x-svc-batch-id']), attempt: Number(request.headers['x-svc-attempt']), events, status });
+      received.push({ batchId: String(request.headers['x-svc-batch-id']), attempt: Number(request.headers['x-svc-attempt']), events, status, body: text, headers: request.headers });
       response.writeHead(status, { connection: 'close' }).end();
     });
   });
