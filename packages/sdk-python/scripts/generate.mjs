@@ -1,6 +1,6 @@
 // Generates svc_sdk/generated/<group>/ (one client package per interface group) from the
 // codegen views; only the package folders of the generator's output are kept.
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,8 @@ import { credentialsFile, generateAll } from '@svc/sdk-codegen/generate';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'svc_sdk', 'generated');
 const module = (name) => name.replace(/-/g, '_');
+/** The wheel's version (pyproject.toml, set by scripts/sdk-version.mjs), also the generated packages'. */
+const version = /^version = "([^"]+)"/m.exec(readFileSync(join(root, 'pyproject.toml'), 'utf8'))[1];
 
 const work = mkdtempSync(join(tmpdir(), 'svc-sdk-python-'));
 try {
@@ -16,7 +18,7 @@ try {
     generator: 'python',
     outDir: work,
     templateDir: join(root, 'templates'),
-    properties: (api) => ({ packageName: `svc_sdk.generated.${module(api.name)}`, projectName: 'svc-sdk', packageVersion: '0.1.0' }),
+    properties: (api) => ({ packageName: `svc_sdk.generated.${module(api.name)}`, projectName: 'svc-sdk', packageVersion: version }),
   });
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
