@@ -4,10 +4,12 @@
 // interrupted run (stopped after a few batches, or its state file cut) resumes and stores every
 // event once; bad archives and lines are reported and skipped; a wrong key is a clear error.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { main } from '../../src/cli.js';
@@ -26,6 +28,8 @@ let dir: string;
 let archive: string;
 let sourceLines: string[];
 const DATASET = { users: 600 };
+/** The command as users run it (the built server). */
+const BIN = fileURLToPath(new URL('../../bin/svc-server.mjs', import.meta.url));
 const exportedLines = (project: { api_key: string; secret_key: string }) => exportedLinesOf(h, project);
 const freshProject = (name: string): IssuedProject => h.server.tenancy.createProject(h.project.org_id, name);
 const importInto = (project: { api_key: string }, options: Partial<ImportOptions> = {}) =>
@@ -123,6 +127,40 @@ describe('an interrupted import', () => {
     const lines = await exportedLines(project);
     expect(lines.length).toBe(sourceLines.length);
     expect(new Set(insertIds(lines)).size).toBe(lines.length);
+  }, 120_000);
+
+  test('killed with SIGKILL mid-way (a crash), the command resumes from its state and stores every event once', async () => {
+    const project = freshProject('Killed');
+    const statePath = join(dir, 'killed.state.json');
+    // A proxy in front of the server: the command is killed once it has had some batches acknowledged.
+    let acknowledged = 0;
+    let command: ChildProcess | undefined;
+    const proxy = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', async () => {
+        const answer = await fetch(`${h.direct}${request.url}`, { method: request.method, headers: { 'content-type': request.headers['content-type'] ?? '' }, body: Buffer.concat(chunks) });
+        response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+        if (++acknowledged === 6) command?.kill('SIGKILL');
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const run = (url: string) =>
+      new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+        command = spawn(process.execPath, [BIN, 'import', archive, '--url', url, '--api-key', project.api_key, '--state', statePath, '--batch-size', '200', '--concurrency', '2'], { stdio: 'ignore' });
+        command.on('exit', (code, signal) => resolve({ code, signal }));
+      });
+    try {
+      expect(await run(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`)).toEqual({ code: null, signal: 'SIGKILL' });
+      const stored = await exportedLines(project);
+      expect(stored.length).toBeGreaterThan(0);
+      expect(stored.length).toBeLessThan(sourceLines.length);
+    } finally {
+      proxy.close();
+    }
+    expect(await run(h.direct)).toEqual({ code: 0, signal: null });
+    const lines = await exportedLines(project);
+    expect(lines.length).toBe(sourceLines.length);
+    expect(new Set(insertIds(lines))).toEqual(new Set(insertIds(sourceLines)));
   }, 120_000);
 
   test('with its state file cut, it says so, starts over and stores every event once', async () => {
