@@ -13,6 +13,9 @@ export const CHART_OPERATIONS = [
   'getUserComposition',
   'getEventSegmentation',
   'getFunnel',
+  'getRetention',
+  'getRevenueLtv',
+  'getRealtimeActiveUsers',
 ] as const;
 export type ChartOperation = (typeof CHART_OPERATIONS)[number];
 

@@ -7,13 +7,14 @@ export interface CsvTable {
   metric: string;
   /** Header of the first column (what each row is), then one per column. */
   header: string[];
-  rows: { label: string; values: number[] }[];
+  /** A null value is an empty cell (nothing to show yet). */
+  rows: { label: string; values: (number | null)[] }[];
 }
 
 const quote = (cell: string) => `"${cell.replace(/"/g, '""')}"`;
 const text = (cell: string) => quote(`\t${cell}`);
 
 export function chartCsv(table: CsvTable): string {
-  const lines = [text(table.title), '', text(table.metric), '', table.header.map(text).join(','), ...table.rows.map((row) => [text(row.label), ...row.values.map((v) => quote(String(v)))].join(','))];
+  const lines = [text(table.title), '', text(table.metric), '', table.header.map(text).join(','), ...table.rows.map((row) => [text(row.label), ...row.values.map((v) => quote(v === null ? '' : String(v)))].join(','))];
   return `${lines.join('\r\n')}\r\n`;
 }

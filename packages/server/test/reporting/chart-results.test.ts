@@ -5,7 +5,7 @@
 // (404), IDs that are not IDs (400), a saved query its operation refuses (400), the
 // credentials (401) and the chart's cost against the limits (429). Every answer goes
 // through the Prism proxy (checked against the spec).
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, test } from 'vitest';
 import { saveChart } from '../../src/reporting/charts.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
@@ -35,13 +35,15 @@ function generate(seed: number): UploadEvent[] {
 }
 
 let h: Harness;
+/** The server's clock: NOW, moved on by a cost window before each test (the charts' costs count against 1000 per five minutes). */
+let now = NOW;
 const uploads = generate(5);
 const basic = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 let auth: Record<string, string>;
 let o: oracle.Oracle;
 
 beforeAll(async () => {
-  h = await startHarness(['ingest', 'app'], { clock: () => NOW });
+  h = await startHarness(['ingest', 'app'], { clock: () => now });
   h.server.tenancy.setTimeZone(h.project.app_id, TIME_ZONE);
   auth = basic(h.project.api_key, h.project.secret_key);
   expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: uploads })).status).toBe(200);
@@ -51,6 +53,9 @@ beforeAll(async () => {
   o = oracle.createOracle(uploads, TIME_ZONE);
 }, 120_000);
 afterAll(() => h?.close());
+beforeEach(() => {
+  now += 5 * 60_000 + 1000;
+});
 
 const get = (path: string, headers = auth) => send(`${h.proxied.app}${path}`, { headers });
 const queryOf = (params: Record<string, unknown>) =>
@@ -64,6 +69,9 @@ test.each([
   ['a funnel', 'getFunnel', '/api/2/funnels', { ...NOVEMBER, e: [{ event_type: 'Play' }, { event_type: 'Buy' }] }],
   ['weekly active users', 'getUserCounts', '/api/2/users', { ...NOVEMBER, m: 'active', i: 7 }],
   ['average session length', 'getAverageSessionLength', '/api/2/sessions/average', NOVEMBER],
+  ['a retention by country', 'getRetention', '/api/2/retention', { ...NOVEMBER, se: { event_type: 'Play' }, re: { event_type: 'Buy' }, g: 'country' }],
+  ['revenue LTV', 'getRevenueLtv', '/api/2/revenue/ltv', { ...NOVEMBER, m: 0 }],
+  ['real-time active users', 'getRealtimeActiveUsers', '/api/2/realtime', { i: 5 }],
 ] as const)('%s: what its operation answers to the saved query', async (_, operation, path, query) => {
   const chart = saveChart(h.dataDir, h.project.app_id, { title: 'A chart', operation, query: { ...query } });
   const results = await get(`/api/3/chart/${chart.id}/query`);
@@ -86,6 +94,46 @@ test('the results agree with the events: a segmentation by country, a funnel, da
   expect(element.cumulativeRaw[1]).toBeGreaterThan(0);
   const users = saveChart(h.dataDir, h.project.app_id, { title: 'Users', operation: 'getUserCounts', query: { ...NOVEMBER, m: 'active' } });
   expect((await get(`/api/3/chart/${users.id}/query`)).body.data).toEqual(oracle.users(o, { ...NOVEMBER, m: 'active', i: 1 }));
+});
+
+/** A chart's CSV as rows of cells (the platform's quoting and leading TAB undone). */
+async function csvRows(chartId: string): Promise<string[][]> {
+  const answer = await get(`/api/3/chart/${chartId}/csv`);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return (answer.body.data as string)
+    .split('\r\n')
+    .filter((line) => line !== '')
+    .map((line) => line.slice(1, -1).split('","').map((cell) => cell.replace(/^\t/, '')));
+}
+
+test('retention, revenue LTV and real-time charts as CSV: a row per cohort (or day), the numbers of their results', async () => {
+  const retention = saveChart(h.dataDir, h.project.app_id, { title: 'Returning buyers', operation: 'getRetention', query: { ...NOVEMBER, se: { event_type: 'Play' }, re: { event_type: 'Play' } } });
+  const retained = (await get(`/api/3/chart/${retention.id}/query`)).body.data.series[0];
+  const retentionRows = await csvRows(retention.id);
+  const periods = Math.max(...retained.dates.map((date: string) => retained.values[date].length));
+  expect(periods).toBeGreaterThan(1);
+  expect(retentionRows[2]).toEqual(['Cohort', ...Array.from({ length: periods }, (_, n) => `Period ${n}`)]);
+  const dataRows = retentionRows.slice(3);
+  expect(dataRows.map((row) => row[0])).toEqual(retained.dates);
+  for (const row of dataRows) expect(row.slice(1, 1 + retained.values[row[0]!].length).map(Number)).toEqual(retained.values[row[0]!].map((c: { count: number }) => c.count));
+  expect(Number(dataRows.at(-1)![1])).toBeGreaterThan(0);
+
+  const ltv = saveChart(h.dataDir, h.project.app_id, { title: 'LTV', operation: 'getRevenueLtv', query: { ...NOVEMBER, m: 3 } });
+  const cohorts = (await get(`/api/3/chart/${ltv.id}/query`)).body.data.series[0];
+  const ltvRows = await csvRows(ltv.id);
+  expect(ltvRows[2]).toEqual(['Cohort', 'count', 'paid', 'total_amount', 'r1d', 'r2d', 'r3d', 'r4d', 'r5d', 'r6d', 'r7d', 'r14d', 'r30d', 'r60d', 'r90d']);
+  const newest = ltvRows[3]!;
+  expect(newest[0]).toBe(cohorts.dates[0]);
+  expect(newest.slice(1, 4).map(Number)).toEqual([cohorts.values[cohorts.dates[0]].count, cohorts.values[cohorts.dates[0]].paid, cohorts.values[cohorts.dates[0]].total_amount]);
+  // Windows not reached yet are empty cells (r90d of a November cohort on Nov 20).
+  expect(newest.at(-1)).toBe('');
+
+  const realtime = saveChart(h.dataDir, h.project.app_id, { title: 'Now', operation: 'getRealtimeActiveUsers', query: {} });
+  const now = (await get(`/api/3/chart/${realtime.id}/query`)).body.data;
+  const realtimeRows = await csvRows(realtime.id);
+  expect(realtimeRows[2]).toEqual(['Segment', ...now.xValues]);
+  expect(realtimeRows.slice(3).map((row) => row[0])).toEqual(now.seriesLabels);
+  expect(realtimeRows.slice(3).map((row) => row.slice(1).map(Number))).toEqual(now.series);
 });
 
 test('a chart saved without a range covers the last 30 days, in the project time zone', async () => {

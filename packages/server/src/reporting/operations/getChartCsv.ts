@@ -13,18 +13,42 @@ export async function getChartCsv(request: HandlerRequest<'getChartCsv'>, env: C
   return { status: 200, body: { data: csv } };
 }
 
-/** A saved chart's answer as a table: one row per series (or funnel element), one column per x value (or step). */
+/** A series' label: its group's value, else all users. */
+function seriesLabelOf(seriesLabels: unknown[] | undefined, i: number): string {
+  const label = seriesLabels?.[i];
+  if (typeof label === 'string') return label;
+  if (Array.isArray(label)) return label.slice(1).join(', ');
+  return 'All users';
+}
+
+type Cohorts<T> = { seriesLabels?: unknown[]; series: { dates: string[]; values: Record<string, T> }[] };
+/** A row per cohort date of each series (the series named before the date when there are several). */
+function cohortRows<T>(data: Cohorts<T>, values: (cohort: T) => (number | null)[]): CsvTable['rows'] {
+  return data.series.flatMap((series, i) =>
+    series.dates.map((date) => ({ label: data.series.length > 1 ? `${seriesLabelOf(data.seriesLabels, i)}: ${date}` : date, values: values(new Map(Object.entries(series.values)).get(date)!) })),
+  );
+}
+
+const LTV_COLUMNS = ['count', 'paid', 'total_amount', 'r1d', 'r2d', 'r3d', 'r4d', 'r5d', 'r6d', 'r7d', 'r14d', 'r30d', 'r60d', 'r90d'] as const;
+
+/**
+ * A saved chart's answer as a table: one row per series (or funnel element), one column per x
+ * value (or step); retention and revenue LTV a row per cohort.
+ */
 function chartTable(operation: ChartOperation, data: unknown): Omit<CsvTable, 'title' | 'metric'> {
   if (operation === 'getFunnel') {
     const elements = data as { events: string[]; groupValue: string; cumulativeRaw: number[] }[];
     return { header: ['Segment', ...(elements[0]?.events ?? [])], rows: elements.map((e) => ({ label: e.groupValue || 'All users', values: e.cumulativeRaw })) };
   }
+  if (operation === 'getRetention') {
+    const retention = data as Cohorts<{ count: number }[]>;
+    const periods = Math.max(0, ...retention.series.flatMap((s) => Object.values(s.values).map((counts) => counts.length)));
+    return { header: ['Cohort', ...Array.from({ length: periods }, (_, n) => `Period ${n}`)], rows: cohortRows(retention, (counts) => counts.map((c) => c.count)) };
+  }
+  if (operation === 'getRevenueLtv') {
+    const ltv = data as Cohorts<Partial<Record<(typeof LTV_COLUMNS)[number], number>>>;
+    return { header: ['Cohort', ...LTV_COLUMNS], rows: cohortRows(ltv, (cohort) => LTV_COLUMNS.map((column) => cohort[column] ?? null)) };
+  }
   const { xValues, series, seriesLabels } = data as { xValues: string[]; series: number[][]; seriesLabels?: unknown[] };
-  const labelOf = (i: number) => {
-    const label = seriesLabels?.[i];
-    if (typeof label === 'string') return label;
-    if (Array.isArray(label)) return label.slice(1).join(', ');
-    return 'All users';
-  };
-  return { header: ['Segment', ...xValues], rows: series.map((values, i) => ({ label: labelOf(i), values })) };
+  return { header: ['Segment', ...xValues], rows: series.map((values, i) => ({ label: seriesLabelOf(seriesLabels, i), values })) };
 }
