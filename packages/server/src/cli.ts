@@ -38,6 +38,8 @@ const USAGE = `Usage:
   svc-server admin rotate-stream-secret SYNC_ID [--data-dir DIR]   (a new signing secret, shown once)
   svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
   svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
+  svc-server admin mutations --clickhouse-url URL [--clickhouse-database NAME]
+                                              (ClickHouse mutations not done yet: one that stays blocks its table, and what to do)
   svc-server import EXPORT.zip|FOLDER --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]
                                               (the Export API's archives, every *.zip of a folder in name order, sent to the
                                               server at URL through POST /batch; --state, default SOURCE.import-state.json,
@@ -312,6 +314,12 @@ export async function main(argv: string[]): Promise<void> {
 
   // Files the commands write (tenancy, flags, charts) are the server's user's alone.
   process.umask(PRIVATE_MASK);
+  if (command === 'admin' && rest[0] === 'mutations') {
+    if (!values['clickhouse-url']) throw new Error('admin mutations needs --clickhouse-url (and --clickhouse-database unless it is "default")');
+    const { reportPendingMutations } = await import('./store/clickhouse/mutation-report.js');
+    await reportPendingMutations(values['clickhouse-url'], values['clickhouse-database']);
+    return;
+  }
   if (command === 'admin') {
     return admin(new Tenancy(sharedDir), sharedDir, rest[0], rest.slice(1), { type: values.type, eventTypes: values['event-types'], graceHours: values['grace-hours'] });
   }

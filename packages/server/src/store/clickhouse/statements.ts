@@ -26,17 +26,36 @@ const MUTATION_POLL_MS = 20;
 /** How long a mutation is waited for by default (a 10-million-event table's delete takes seconds). */
 export const MUTATION_TIME_LIMIT_MS = 600_000;
 
+export interface PendingMutation {
+  table: string;
+  id: string;
+  /** When it was made, as ClickHouse prints it (server time zone). */
+  created: string;
+  partsToDo: number;
+  command: string;
+}
+
+/** The mutations of the database (of `table` only, when given) not done yet, oldest first. */
+export async function pendingMutations(store: Pick<ClickHouseEvents, 'query'>, table?: string): Promise<PendingMutation[]> {
+  const rows = await store.query(
+    `SELECT table, mutation_id, command, toString(create_time) AS created, parts_to_do FROM system.mutations
+     WHERE database = currentDatabase() AND is_done = 0${table === undefined ? '' : ` AND table = ${literal(table)}`} ORDER BY create_time, mutation_id`,
+  );
+  return rows.map((m) => ({ table: String(m.table), id: String(m.mutation_id), created: String(m.created), partsToDo: Number(m.parts_to_do), command: String(m.command) }));
+}
+
+/** A pending mutation in a line: id, creation time, parts to do, its command's start. */
+export const describeMutation = (m: PendingMutation) => `${m.id} (created ${m.created}, ${m.partsToDo} parts to do): ${m.command.slice(0, 200)}`;
+
 /** Runs a mutation and waits until every part of the table has it (and the table's earlier ones) applied, at most `timeLimitMs`. */
 export async function mutate(store: ClickHouseEvents, table: string, mutation: string, timeLimitMs = MUTATION_TIME_LIMIT_MS): Promise<void> {
   await store.client.command({ query: `ALTER TABLE ${table} ${mutation}` });
   const deadline = performance.now() + timeLimitMs;
   for (;;) {
-    const pending = await store.query(
-      `SELECT mutation_id, command, toString(create_time) AS created, parts_to_do FROM system.mutations WHERE database = currentDatabase() AND table = ${literal(table)} AND is_done = 0 ORDER BY create_time`,
-    );
+    const pending = await pendingMutations(store, table);
     if (pending.length === 0) return;
     if (performance.now() >= deadline) {
-      const listed = pending.map((m) => `${String(m.mutation_id)} (created ${String(m.created)}, ${String(m.parts_to_do)} parts to do): ${String(m.command).slice(0, 200)}`).join('; ');
+      const listed = pending.map(describeMutation).join('; ');
       throw new Error(`ClickHouse mutations of table ${table} not done after ${Math.round(timeLimitMs / 1000)} s: ${listed}. One that fails is retried by ClickHouse forever and blocks the later ones (docs/engines.md)`);
     }
     await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
