@@ -48,7 +48,7 @@ const USAGE = `Usage:
                                               (straight from the Export API at SOURCE_URL, e.g. https://amplitude.com, with
                                               the source project's keys in SVC_SOURCE_API_KEY and SVC_SOURCE_SECRET_KEY:
                                               --part-hours hours a request, default 24; --state, default
-                                              export-HOST-START-END.import-state.json here)
+                                              export-HOST-KEY-START-END.import-state.json here, KEY a fingerprint)
 
 The standard and EU deployments are separate servers with separate data: run one with
 --region standard (port 8000, data in .svc-data/standard) and one with --region eu

@@ -131,6 +131,18 @@ describe('an import from an Export API', () => {
     }
   }, 120_000);
 
+  test("another source project's parts are not taken for done ones, with the same state file", async () => {
+    const project = freshProject('Two sources');
+    const statePath = join(dir, 'two-sources.state.json');
+    expect(await importFrom(sourceOf(h.direct), project, { statePath })).toMatchObject({ accepted: sourceLines.length });
+    const theirs = [1, 2, 3].map((n) => ({ event_type: 'Other', user_id: `other-${n}`, insert_id: `other-source-${n}` }));
+    expect((await postJson(`${h.direct}/batch`, { api_key: h.otherProject.api_key, events: theirs })).status).toBe(200);
+    await h.server.store.flush();
+    const other = sourceOf(h.direct, { apiKey: h.otherProject.api_key, secretKey: h.otherProject.secret_key });
+    expect(await importFrom(other, project, { statePath })).toMatchObject({ lines: 3, accepted: 3 });
+    expect((await exportedLines(h, project)).length).toBe(sourceLines.length + 3);
+  }, 120_000);
+
   test("the source's refusal of its keys is a clear error", async () => {
     const source = sourceOf(h.direct, { secretKey: 'not-the-secret' });
     await expect(importFrom(source, freshProject('Refused'))).rejects.toThrow(ImportError);

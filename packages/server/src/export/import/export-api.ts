@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream } from 'node:stream/web';
 import { exportParts, type ExportPart } from '@svc/client';
 import { againOf, ImportError, retried, type RetryOptions } from './retrying.js';
+import { fingerprint } from './state.js';
 
 export interface ExportApiSource {
   /** The host serving `GET /api/2/export`, e.g. https://amplitude.com or http://127.0.0.1:8000. */
@@ -32,8 +33,11 @@ export function exportApiParts(source: ExportApiSource): ExportPart[] {
   }
 }
 
-/** A part's name in the state file. */
-export const partName = (part: ExportPart) => `export ${part.start}-${part.end}`;
+/**
+ * A part's name in the state file: with a fingerprint of the source's API key (not the key),
+ * so that another source project's parts are never taken for done ones.
+ */
+export const partName = (source: ExportApiSource, part: ExportPart) => `export key ${fingerprint(source.apiKey)} ${part.start}-${part.end}`;
 
 export type Download = { file: string; size: number } | { empty: true } | { tooLarge: string };
 

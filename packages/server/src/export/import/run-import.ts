@@ -11,7 +11,7 @@ import { type ArchiveFile, archiveFiles, archiveHours, listHours } from './archi
 import { downloadPart, type ExportApiSource, exportApiParts, partName } from './export-api.js';
 import { ImportError } from './retrying.js';
 import { Sender, type SenderOptions } from './sender.js';
-import { ImportState, targetOf } from './state.js';
+import { fingerprint, ImportState, targetOf } from './state.js';
 
 
 export interface ImportOptions extends SenderOptions {
@@ -86,7 +86,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const concurrency = options.concurrency ?? 4;
   const warn = options.onWarning ?? (() => undefined);
   const api = typeof options.source === 'string' ? undefined : options.source;
-  const statePath = options.statePath ?? (api ? `export-${new URL(api.url).host.replace(/[^\w.-]/g, '_')}-${api.start}-${api.end}.import-state.json` : `${(options.source as string).replace(/\/+$/, '')}.import-state.json`);
+  const statePath = options.statePath ?? (api ? `export-${new URL(api.url).host.replace(/[^\w.-]/g, '_')}-${fingerprint(api.apiKey)}-${api.start}-${api.end}.import-state.json` : `${(options.source as string).replace(/\/+$/, '')}.import-state.json`);
   const loaded = ImportState.load(statePath, targetOf(options.url, options.apiKey));
   const state = loaded.state;
   if (loaded.problem) warn(loaded.problem);
@@ -105,7 +105,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   const plan: Planned[] = [];
   const downloads = api ? mkdtempSync(join(tmpdir(), 'svc-import-')) : undefined;
   for (const part of api ? exportApiParts(api) : []) {
-    const file = { path: join(downloads!, 'part.zip'), name: partName(part), size: 0 };
+    const file = { path: join(downloads!, 'part.zip'), name: partName(api!, part), size: 0 };
     if (state.isFileDone(file.name, file.size)) continue;
     progress.hoursTotal += part.hours;
     plan.push({ file, part });
@@ -204,7 +204,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
     if ('tooLarge' in got) {
       warn(`${planned.file.name}: ${got.tooLarge}; asking for it in two halves`);
       const whole = Object.assign(planned, { halves: [] as Planned[] });
-      whole.halves.push(...exportHalves(part).map((half) => ({ file: { ...planned.file, name: partName(half) }, part: half, whole })));
+      whole.halves.push(...exportHalves(part).map((half) => ({ file: { ...planned.file, name: partName(api!, half) }, part: half, whole })));
       plan.splice(at + 1, 0, ...whole.halves);
       return false;
     }

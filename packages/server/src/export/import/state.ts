@@ -19,9 +19,12 @@ interface StateDocument {
   files: FileState[];
 }
 
-/** The target as the state records it: the URL and a fingerprint of the API key (not the key). */
+/** A key as the state records it: the start of its SHA-256, which names it without giving it away. */
+export const fingerprint = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 12);
+
+/** The target as the state records it: the URL and a fingerprint of the API key. */
 export function targetOf(url: string, apiKey: string): string {
-  return `${url} key ${createHash('sha256').update(apiKey).digest('hex').slice(0, 12)}`;
+  return `${url} key ${fingerprint(apiKey)}`;
 }
 
 export class ImportState {
