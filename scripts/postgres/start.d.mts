@@ -9,6 +9,10 @@ export interface PostgresServer {
   startMs: number;
   /** Ends the server and removes its directory (unless started with `keep`). */
   stop(): Promise<void>;
+  /** Stops the server (fast shutdown: open sessions end), keeping its data, as a restart's first half. */
+  down(): Promise<void>;
+  /** Starts it again on the same data and port. */
+  up(): Promise<void>;
 }
 
 export function startPostgres(options?: { timeoutMs?: number; keep?: boolean }): Promise<PostgresServer>;

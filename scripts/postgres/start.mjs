@@ -92,7 +92,10 @@ export async function startPostgres({ timeoutMs = 30_000, keep = false } = {}) {
         cleanUp();
       })());
     const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-    return { url: `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`, port, dir, pid, startMs, stop };
+    // A restart as an operator's (fault tests): down, open sessions ended; up again on the same data and port.
+    const down = () => ctl('stop', '-w', '-m', 'fast');
+    const up = () => ctl('start', '-w', `--timeout=${Math.ceil(timeoutMs / 1000)}`, '-l', join(dir, 'postgres.log'), '-o', options);
+    return { url: `postgres://${SUPERUSER}@127.0.0.1:${port}/postgres`, port, dir, pid, startMs, stop, down, up };
   }
 }
 

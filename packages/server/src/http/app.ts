@@ -22,6 +22,7 @@ import { credentialFailure, credentialRule, resolveCaller, type CredentialRule }
 import type { Caller, Handlers, OperationId, Reply } from './operations.js';
 import { yieldToEventLoop } from '../shared/time-slice.js';
 import type { Tenancy } from '../shared/tenancy.js';
+import { isUnavailable, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../shared/unavailable.js';
 import { answerWithRequestIds, requestIdOf } from './request-id.js';
 import { tooManyItems } from './too-many-items.js';
 
@@ -199,6 +200,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (failure.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       await drainBody(request.raw, MAX_DRAINED_BYTES);
       return reply.code(413).send({ code: 413, error: 'Payload too large' });
+    }
+    if (isUnavailable(failure)) {
+      options.log(`request ${request.id}: ${request.method} ${request.url} answered 503 (storage unavailable): ${failure.message}`);
+      const error = `Service unavailable: its storage did not answer; send the request again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} s`;
+      return reply.code(503).header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS)).send({ code: 503, error });
     }
     const status = failure.statusCode && failure.statusCode >= 400 ? failure.statusCode : 500;
     if (status >= 500) options.log(`request ${request.id}: ${request.method} ${request.url} answered ${status}: ${failure.stack ?? failure.message}`);

@@ -1,0 +1,24 @@
+// A storage that does not answer (PostgreSQL or ClickHouse restarting, a connection refused
+// or cut, the engine's process ended under a request) is a state to wait out, not a defect:
+// such a failure is answered with 503 and Retry-After (specs/shared/responses/ServiceUnavailable.yaml),
+// and the request can be sent again.
+
+/** Seconds a client is told to wait before sending again a request the storage could not serve. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Codes of such failures: Node's for connections (refused, reset, cut, timed out), and
+ * PostgreSQL's for a server shutting down or starting and for connection failures.
+ */
+const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+/** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse), the engine's process ended. */
+const MESSAGES = /^(Connection terminated|Client has encountered a connection error|Connection terminated unexpectedly)|socket hang up|^The process (was killed|exited|failed)/;
+
+/** Whether `failure` (or an error it was caused by) is a storage that did not answer. */
+export function isUnavailable(failure: unknown): boolean {
+  for (let error = failure, depth = 0; error instanceof Error && depth < 5; error = error.cause, depth++) {
+    const code = (error as { code?: unknown }).code;
+    if ((typeof code === 'string' && CODES.has(code)) || MESSAGES.test(error.message)) return true;
+  }
+  return false;
+}
