@@ -6,13 +6,13 @@
 // a fresh database of a private ClickHouse (entities in an in-memory DuckDB session, as
 // load.mjs's `engine` setup) after a full GC, sampling process.memoryUsage() every 50 ms.
 // Prints each run's peak heap (heapUsed) above the heap before the load, the peak of
-// ArrayBuffers outside the heap (the file's bytes, encoded rows) and the load's time, then
-// their medians. Needs a build of the server (`cd packages/server && npx tsc -p
+// ArrayBuffers outside the heap (the file's bytes, encoded rows), the load's time and the CPU
+// time of the loader (this process) and of ClickHouse during it, then their medians. Needs a build of the server (`cd packages/server && npx tsc -p
 // tsconfig.build.json`); `--dist` points at another build, `--chunk-lines` sets the
 // engine's load chunk (builds without one ignore it).
 //
 //   node --expose-gc scripts/bench/engines/segment-memory.mjs [--events 110000] [--runs 3] [--chunk-lines N] [--dist packages/server/dist]
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,7 +77,12 @@ const path = join(dir, 'segment-1.jsonl');
 writeFileSync(path, `${Array.from({ length: TOTAL }, (_, i) => journalLine(event(i))).join('\n')}\n`);
 console.log(`segment: ${TOTAL} events, ${mb(statSync(path).size)} MB`);
 const clickhouse = await startClickHouse();
-const results = { heap: [], external: [], seconds: [] };
+const results = { heap: [], external: [], seconds: [], loaderCpu: [], clickhouseCpu: [] };
+/** User + system CPU seconds a process has used (Linux /proc/<pid>/stat, clock ticks of 1/100 s). */
+const cpuSecondsOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
 try {
   for (let run = 0; run < Number(options.runs); run++) {
     const session = await memorySession();
@@ -91,9 +96,12 @@ try {
       peakHeap = Math.max(peakHeap, now.heapUsed);
       peakExternal = Math.max(peakExternal, now.arrayBuffers);
     }, 50);
+    const [cpuBefore, clickhouseBefore] = [process.cpuUsage(), cpuSecondsOf(clickhouse.pid)];
     const started = performance.now();
     await engine.loadSegment(path, 'segment-1');
     const seconds = (performance.now() - started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const [loaderCpu, clickhouseCpu] = [(cpu.user + cpu.system) / 1e6, cpuSecondsOf(clickhouse.pid) - clickhouseBefore];
     clearInterval(sampler);
     const [{ n }] = await engine.query('SELECT count() AS n FROM events');
     if (Number(n) !== TOTAL) throw new Error(`${n} events loaded, ${TOTAL} expected`);
@@ -102,10 +110,16 @@ try {
     results.heap.push(mb(peakHeap - before.heapUsed));
     results.external.push(mb(peakExternal));
     results.seconds.push(Math.round(seconds * 100) / 100);
-    console.log(`run ${run + 1}: peak heap +${mb(peakHeap - before.heapUsed)} MB (from ${mb(before.heapUsed)} MB), peak ArrayBuffers ${mb(peakExternal)} MB, load ${seconds.toFixed(2)} s`);
+    results.loaderCpu.push(Math.round(loaderCpu * 100) / 100);
+    results.clickhouseCpu.push(Math.round(clickhouseCpu * 100) / 100);
+    console.log(
+      `run ${run + 1}: peak heap +${mb(peakHeap - before.heapUsed)} MB (from ${mb(before.heapUsed)} MB), peak ArrayBuffers ${mb(peakExternal)} MB, load ${seconds.toFixed(2)} s (${Math.round(TOTAL / seconds)} events/s); CPU: loader ${loaderCpu.toFixed(2)} s, ClickHouse ${clickhouseCpu.toFixed(2)} s`,
+    );
   }
 } finally {
   await clickhouse.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-console.log(`median: peak heap +${median(results.heap)} MB, peak ArrayBuffers ${median(results.external)} MB, load ${median(results.seconds)} s`);
+console.log(
+  `median: peak heap +${median(results.heap)} MB, peak ArrayBuffers ${median(results.external)} MB, load ${median(results.seconds)} s; CPU: loader ${median(results.loaderCpu)} s, ClickHouse ${median(results.clickhouseCpu)} s`,
+);

@@ -1,7 +1,7 @@
 // What the soak measures of the server: resident memory (Linux's VmRSS) of its process, of
 // its child processes (the engine runs in one) and of ClickHouse's server, the JS heap and
 // ArrayBuffers of the server and of its engine (from the probes' files), and the journal backlog
-// in its data directory, and the bytes ClickHouse's mark and uncompressed caches hold.
+// in its data directory, and ClickHouse's memory by holder (caches, queries and merges, primary keys).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -73,16 +73,34 @@ export function journalBacklog(dataDir) {
 }
 
 /**
- * Bytes in ClickHouse's mark and uncompressed caches (bounded by its configuration: memory
- * held by design); undefined until its asynchronous metrics are first computed (after a minute).
+ * ClickHouse's memory by holder: its mark and uncompressed caches (bounded by its configuration:
+ * held by design), what its queries and merges hold now (MemoryTracking), the primary keys of
+ * its active parts (grow with the stored rows), and its active and outdated parts (merged away,
+ * kept until removed, with their metadata in memory). Caches are undefined until its asynchronous metrics are first computed
+ * (after a minute); every field is undefined when ClickHouse does not answer.
  */
-export async function clickhouseCaches(url) {
-  const query = "SELECT sum(value) FROM system.asynchronous_metrics WHERE metric IN ('MarkCacheBytes', 'UncompressedCacheBytes') HAVING count() > 0";
+export async function clickhouseMemory(url) {
+  const query = `SELECT
+    (SELECT sumIf(value, metric IN ('MarkCacheBytes', 'UncompressedCacheBytes')) FROM system.asynchronous_metrics) AS caches,
+    (SELECT countIf(metric = 'MarkCacheBytes') FROM system.asynchronous_metrics) AS computed,
+    (SELECT sumIf(value, metric = 'MemoryTracking') FROM system.metrics) AS tracked,
+    (SELECT sum(primary_key_bytes_in_memory_allocated) FROM system.parts WHERE active) AS primaryKeys,
+    (SELECT count() FROM system.parts WHERE active) AS parts,
+    (SELECT count() FROM system.parts WHERE NOT active) AS outdatedParts
+  FORMAT JSONEachRow`;
   try {
     const response = await fetch(`${url}/?query=${encodeURIComponent(query)}`);
-    const text = (await response.text()).trim();
-    return response.ok && text !== '' ? Number(text) : undefined;
+    if (!response.ok) return {};
+    const row = JSON.parse(await response.text());
+    const number = (name) => Number(row[name]);
+    return {
+      caches: number('computed') > 0 ? number('caches') : undefined,
+      tracked: number('tracked'),
+      primaryKeys: number('primaryKeys'),
+      parts: number('parts'),
+      outdatedParts: number('outdatedParts'),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }

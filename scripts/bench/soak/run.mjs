@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startServerProcess } from '../support/server-process.mjs';
-import { clickhouseCaches, journalBacklog, memoryOf } from './measure.mjs';
+import { clickhouseMemory, journalBacklog, memoryOf } from './measure.mjs';
 import { dayOf, ingestLoop, reportingLoop, seedDay } from './traffic.mjs';
 
 const { values } = parseArgs({
@@ -90,8 +90,8 @@ const samples = [];
 const sample = async () => {
   const atMs = elapsed();
   const memory = memoryOf(server.child.pid, server.clickhousePid, heapFile);
-  const caches = server.clickhouseUrl === undefined ? undefined : await clickhouseCaches(server.clickhouseUrl);
-  samples.push({ atMs, ...memory, clickhouseCaches: caches, events: ingest.events(), backlog: journalBacklog(server.dataDir) });
+  const clickhouse = server.clickhouseUrl === undefined ? undefined : await clickhouseMemory(server.clickhouseUrl);
+  samples.push({ atMs, ...memory, clickhouseCaches: clickhouse?.caches, clickhouse, events: ingest.events(), backlog: journalBacklog(server.dataDir) });
 };
 const mb = (bytes) => (bytes === undefined ? '-' : (bytes / 2 ** 20).toFixed(0));
 const statuses = (counts) => Object.entries(counts).map(([status, n]) => `${status}:${n}`).join(' ') || '-';
@@ -150,6 +150,9 @@ const flat = Number.isFinite(slope) && slope < FLAT_MB_PER_10_MIN;
 const describe = (s) => (s ? `server ${mb(s.serverRss)} MB, engine ${mb(s.engineRss)} MB${s.clickhouseRss === undefined ? '' : `, ClickHouse ${mb(s.clickhouseRss)} MB (caches ${mb(s.clickhouseCaches)} MB)`}, JS heap ${mb(s.heapUsed)} MB, ArrayBuffers ${mb(s.arrayBuffers)} MB, engine JS heap ${mb(s.engineHeapUsed)} MB, engine ArrayBuffers ${mb(s.engineArrayBuffers)} MB (at ${(s.atMs / 1000).toFixed(0)} s)` : 'none (the run ended within the warm-up)');
 console.log(`\nsent: ${ingest.sent()} ingestion batches (${ingest.events()} events, ${(ingest.events() / (MINUTES * 60)).toFixed(0)}/s), ${reporting.sent()} reporting queries; answers: ingestion ${statuses(ingest.totals())}, reporting ${statuses(reporting.totals())}`);
 console.log(`memory after the warm-up: ${describe(first)}\nmemory at the end: ${describe(last)}`);
+/** Where ClickHouse's memory is: what its queries and merges hold, its parts and their primary keys. */
+const holders = (c) => `queries and merges ${mb(c.tracked)} MB, primary keys ${mb(c.primaryKeys)} MB of ${c.parts} active parts, ${c.outdatedParts} outdated parts`;
+if (first?.clickhouse && last?.clickhouse) console.log(`ClickHouse after the warm-up: ${holders(first.clickhouse)}\nClickHouse at the end: ${holders(last.clickhouse)}`);
 console.log(`slope of RSS (server + engine${server.clickhousePid ? " + ClickHouse, less ClickHouse's caches" : ''}) after the warm-up, of its floor (each minute's least): ${Number.isFinite(slope) ? slope.toFixed(1) : '-'} MB per 10 min over ${floors.length} minutes (${mb(judgedOf(floors[0] ?? {}))} MB to ${mb(judgedOf(floors.at(-1) ?? {}))} MB); journal backlog largest ${mb(maxBacklog(after))} MB after the warm-up`);
 console.log(
   `verdict: memory ${flat ? 'flat' : 'NOT flat'} (target under ${FLAT_MB_PER_10_MIN} MB per 10 min), backlog ${backlogBounded ? 'bounded' : 'NOT bounded'}, ${errors} errors (target 0)${exited ? ', the server EXITED during the run' : ''}: ${flat && backlogBounded && errors === 0 && !exited ? 'PASS' : 'FAIL'}`,

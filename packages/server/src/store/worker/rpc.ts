@@ -197,6 +197,8 @@ export interface Launch {
   entry: URL;
   data: unknown;
   nice: Lowering;
+  /** Node flags after the inherited ones (a later V8 flag wins over an earlier one). */
+  nodeFlags?: string[];
 }
 
 /** A child process whose module `serve`s, once it is ready. */
@@ -215,13 +217,13 @@ export interface ServingProcess {
  * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged,
  * as are the lines the child logs.
  * The child inherits this process's Node flags (the server's heap settings; in tests, the
- * TypeScript loader) and ends when this process does.
+ * TypeScript loader), then takes the launch's own, and ends when this process does.
  */
 export async function startProcess(launch: Launch, log: (message: string) => void): Promise<ServingProcess> {
   // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
   // Not detached: in this process's session, where Linux's autogroup ranks its threads with
   // this process's by niceness (a session of its own would share the CPUs with this one).
-  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced' });
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', execArgv: [...process.execArgv, ...(launch.nodeFlags ?? [])] });
   const port: Port = {
     // A send that fails finds the channel closed: the exit that follows fails the call.
     postMessage: (message) => child.send(message as object, () => undefined),
