@@ -7,12 +7,13 @@
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * Codes of such failures: Node's for connections (refused, reset, cut, timed out), and
- * PostgreSQL's for a server shutting down or starting and for connection failures.
+ * Codes of such failures: Node's for connections (refused, reset, cut, timed out),
+ * PostgreSQL's for a server shutting down or starting and for connection failures, and the
+ * engine's process ended under the call (store/worker/rpc.ts).
  */
-const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
-/** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse), the engine's process ended. */
-const MESSAGES = /^(Connection terminated|Client has encountered a connection error|Connection terminated unexpectedly)|socket hang up|^The process (was killed|exited|failed)/;
+const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'SVC_PROCESS_ENDED']);
+/** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse). */
+const MESSAGES = /^(Connection terminated|Client has encountered a connection error)|socket hang up/;
 
 /** Whether `failure` (or an error it was caused by) is a storage that did not answer. */
 export function isUnavailable(failure: unknown): boolean {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { killEngineProcess } from '../../src/store/worker/engine-process.js';
 import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
+import { isUnavailable } from '../../src/shared/unavailable.js';
 
 let h: Harness;
 const logged: string[] = [];
@@ -57,13 +58,13 @@ test('killed while a statement runs, only the engine process dies: the server an
   const statement = h.server.store.reader.query(LONG_STATEMENT).finally(() => (settled = true));
   const failure = statement.then(
     () => 'answered',
-    (error: Error) => error.message,
+    (error: Error) => `${error.message}${isUnavailable(error) ? ' (storage unavailable: 503)' : ''}`,
   );
   expect((await ingest(150, 50)).status).toBe(200);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(settled).toBe(false);
   await killEngineProcess(h.server.store.reader);
-  expect(await failure).toBe('The process was killed (SIGKILL)');
+  expect(await failure).toBe('The process was killed (SIGKILL) (storage unavailable: 503)');
   expect((await ingest(200, 50)).status).toBe(200);
   expect(await eventually(250)).toEqual({ status: 200, events: 250 });
   expect(logged.filter((message) => message === 'storage engine: the new process serves')).toHaveLength(2);

@@ -1,8 +1,9 @@
 // `svc-server import SOURCE --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]`
 // (SOURCE an export zip or a folder of them; or an Export API's URL with --start, --end,
 // [--part-hours] and the source's keys in SVC_SOURCE_API_KEY / SVC_SOURCE_SECRET_KEY, kept out
-// of the command line, which other users of the machine can read): runs the import with the progress line and the summary; the first Ctrl-C (or SIGTERM) stops
-// it between batches, keeping what was acknowledged for a resumed run.
+// of the command line, which other users of the machine can read): runs the import with the
+// progress line and the summary; the first Ctrl-C (or SIGTERM) stops it between batches,
+// keeping what was acknowledged for a resumed run.
 import { resolve } from 'node:path';
 import { progressPrinter, summaryLines } from './progress.js';
 import { MAX_EXPORT_HOURS } from '@svc/client';

@@ -13,11 +13,10 @@ import { ImportError } from './retrying.js';
 import { Sender, type SenderOptions } from './sender.js';
 import { fingerprint, ImportState, targetOf } from './state.js';
 
-
 export interface ImportOptions extends SenderOptions {
   /** An export zip, or a folder of them, or a project's Export API. */
   source: string | ExportApiSource;
-  /** Default: the source's path followed by `.import-state.json` (an Export API's: named after its host and range, here). */
+  /** Default: the source's path followed by `.import-state.json` (an Export API's: here, named after its host, key fingerprint and range). */
   statePath?: string;
   /** Events a request (at most the batch API's 2000). */
   batchSize?: number;

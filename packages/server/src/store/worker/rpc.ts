@@ -212,6 +212,10 @@ export interface ServingProcess {
   kill(): Promise<void>;
 }
 
+/** The code of the error a call gets when the process ended under it (the storage is away: 503). */
+export const PROCESS_ENDED = 'SVC_PROCESS_ENDED';
+const processEnded = (message: string) => Object.assign(new Error(message), { code: PROCESS_ENDED });
+
 /**
  * Starts the child process of `launch` and waits until its targets are open. A process that
  * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged,
@@ -257,7 +261,7 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
   child.on('error', (error) => {
     log(`the process failed: ${error.stack ?? error.message}`);
     died();
-    client.fail(new Error(`The process failed: ${error.message}`));
+    client.fail(processEnded(`The process failed: ${error.message}`));
   });
   // On 'close', after the channel's last messages (the fatal error) were read.
   child.on('close', (code, signal) => {
@@ -265,7 +269,7 @@ export async function startProcess(launch: Launch, log: (message: string) => voi
       log(`the process ${how(code, signal)}`);
       died();
     }
-    client.fail(new Error(`The process ${how(code, signal)}`));
+    client.fail(processEnded(`The process ${how(code, signal)}`));
   });
   /** Waits for the exit, holding this process alive until then. */
   const exit = async (signal?: NodeJS.Signals) => {
