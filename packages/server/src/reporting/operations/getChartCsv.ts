@@ -3,6 +3,7 @@
 import type { HandlerRequest, Reply } from '../../http/operations.js';
 import type { ChartOperation } from '../charts.js';
 import { type CsvTable, chartCsv } from '../csv.js';
+import { LTV_WINDOWS } from '../runners/revenue-ltv.js';
 import { type ChartEnv, savedChartAnswer } from './saved-chart.js';
 
 export async function getChartCsv(request: HandlerRequest<'getChartCsv'>, env: ChartEnv): Promise<Reply<'getChartCsv'>> {
@@ -29,7 +30,8 @@ function cohortRows<T>(data: Cohorts<T>, values: (cohort: T) => (number | null)[
   );
 }
 
-const LTV_COLUMNS = ['count', 'paid', 'total_amount', 'r1d', 'r2d', 'r3d', 'r4d', 'r5d', 'r6d', 'r7d', 'r14d', 'r30d', 'r60d', 'r90d'] as const;
+/** A cohort's columns: its users, paying users and total, then the LTV windows the runner answers. */
+const LTV_COLUMNS = ['count', 'paid', 'total_amount', ...LTV_WINDOWS.map((days) => `r${days}d`)];
 
 /**
  * A saved chart's answer as a table: one row per series (or funnel element), one column per x
@@ -46,8 +48,11 @@ function chartTable(operation: ChartOperation, data: unknown): Omit<CsvTable, 't
     return { header: ['Cohort', ...Array.from({ length: periods }, (_, n) => `Period ${n}`)], rows: cohortRows(retention, (counts) => counts.map((c) => c.count)) };
   }
   if (operation === 'getRevenueLtv') {
-    const ltv = data as Cohorts<Partial<Record<(typeof LTV_COLUMNS)[number], number>>>;
-    return { header: ['Cohort', ...LTV_COLUMNS], rows: cohortRows(ltv, (cohort) => LTV_COLUMNS.map((column) => cohort[column] ?? null)) };
+    const ltv = data as Cohorts<Record<string, number>>;
+    return { header: ['Cohort', ...LTV_COLUMNS], rows: cohortRows(ltv, (cohort) => {
+      const values = new Map(Object.entries(cohort));
+      return LTV_COLUMNS.map((column) => values.get(column) ?? null);
+    }) };
   }
   const { xValues, series, seriesLabels } = data as { xValues: string[]; series: number[][]; seriesLabels?: unknown[] };
   return { header: ['Segment', ...xValues], rows: series.map((values, i) => ({ label: seriesLabelOf(seriesLabels, i), values })) };
