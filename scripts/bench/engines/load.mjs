@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Load throughput of journal segments on both engines: the same stored events (20 event
-// types, 50,000 users with their devices, 1% `$identify`, unique insert_ids) written as
-// segments of `--segment` events, loaded one after another by DuckDbEngine and by
+// Load throughput of journal segments on both engines: the same stored events
+// (../support/stored-events.mjs) written as segments of `--segment` events, loaded one after another by DuckDbEngine and by
 // ClickHouseEngine (Debian's 18.16 on loopback, entities in an in-memory DuckDB session).
 // Prints events/s per engine and run, with the longest event-loop delay during the loads
 // (what a request arriving meanwhile waits), then the medians. Setups: `engine` loads with
@@ -11,7 +10,7 @@
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
 //   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,process]
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -19,10 +18,10 @@ import { parseArgs } from 'node:util';
 import { startServer } from '../../../packages/server/dist/server.js';
 import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse/engine.js';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
-import { EVENT_COLUMNS, journalLine } from '../../../packages/server/dist/store/journal-line.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
 import { memorySession } from '../support/memory-session.mjs';
+import { storedEvent, writeSegments } from '../support/stored-events.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -34,45 +33,10 @@ const { values: options } = parseArgs({
 });
 const TOTAL = Number(options.events);
 const SEGMENT = Number(options.segment);
-const APP = 1;
-const START = Date.UTC(2026, 9, 1);
-const EVENT_TYPES = Array.from({ length: 20 }, (_, i) => `Event ${String.fromCharCode(65 + i)}`);
-const EMPTY = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null]));
-
-function event(index) {
-  const user = (index * 104729) % 50_000;
-  const identify = index % 100 === 0;
-  return {
-    ...EMPTY,
-    app_id: APP,
-    insert_id: `bench-${index}`,
-    event_type: identify ? '$identify' : EVENT_TYPES[index % EVENT_TYPES.length],
-    // A quarter of the users send their first events anonymously (their device joins them later).
-    user_id: user % 4 === 0 && index < TOTAL / 2 ? null : `user-${user}`,
-    device_id: `device-${user}`,
-    time: START + index * 1000,
-    server_upload_time: START + index * 1000,
-    session_id: START + user,
-    event_properties: identify ? null : { path: `/page/${index % 50}`, amount: (index % 97) * 1.25, nested: { depth: index % 3 } },
-    user_properties: identify ? { $set: { plan: user % 5 === 0 ? 'pro' : 'free' }, $add: { visits: 1 } } : null,
-    skip_user_properties_sync: false,
-    platform: 'iOS',
-    os_name: 'ios',
-    country: 'Germany',
-    idfa: user % 10 === 0 ? `idfa-${user}` : null,
-  };
-}
 
 /** Loads every segment; events per second of the loads alone (segment files written before). */
 async function measure(engine, dir) {
-  const paths = [];
-  for (let from = 0, n = 0; from < TOTAL; from += SEGMENT, n++) {
-    const path = join(dir, `segment-${n}.jsonl`);
-    const lines = [];
-    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) lines.push(journalLine(event(i)));
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    paths.push(path);
-  }
+  const paths = writeSegments(dir, TOTAL, SEGMENT);
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const started = performance.now();
@@ -88,7 +52,7 @@ async function measureServer(server) {
   let maxDelay = 0;
   for (let from = 0; from < TOTAL; from += SEGMENT) {
     const records = [];
-    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) records.push(event(i));
+    for (let i = from; i < Math.min(TOTAL, from + SEGMENT); i++) records.push(storedEvent(i, TOTAL));
     await server.store.append(records);
     // The records' garbage is the bench's own (run with --expose-gc to collect it first).
     globalThis.gc?.();

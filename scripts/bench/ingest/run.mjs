@@ -9,13 +9,14 @@
 // --cpu-prof writes a V8 CPU profile of the server process into DIR (open it in Chrome
 // DevTools or summarise it with scripts/bench/ingest/profile-summary.mjs).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Tenancy } from '../../../packages/server/dist/shared/tenancy.js';
+import { cpuMillis } from '../support/process-cpu.mjs';
 import { serverBin, serverFlags } from '../support/server-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,12 +29,6 @@ const freePort = () =>
       server.close(() => resolve(port));
     });
   });
-
-/** CPU time (user + system) of a process in milliseconds, from /proc (clock ticks of 10 ms). */
-function cpuMillis(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 /** Resolves once every journal segment is loaded: only the open segment is left, empty. */
 async function journalLoaded(dir) {

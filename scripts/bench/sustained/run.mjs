@@ -9,10 +9,10 @@
 // last was queryable). The insert_id window is 72 s (--insert-id-window-hours 0.02): at these
 // rates a 7-day window would not fit in memory (docs/server.md).
 //   node scripts/bench/sustained/run.mjs [--engine duckdb|clickhouse] [--minutes 10] [--concurrency 8] [--events-per-second N] [--row-seconds 30]
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { makeBodies } from '../ingest/events.mjs';
 import { journalBacklog } from '../soak/measure.mjs';
+import { treeCpuMillis } from '../support/process-cpu.mjs';
 import { startServerProcess } from '../support/server-process.mjs';
 import { dayOf } from '../soak/traffic.mjs';
 
@@ -29,19 +29,6 @@ const BATCH = 2000;
 const ROW_MS = Number(values['row-seconds']) * 1000;
 const RUN_MS = Number(values.minutes) * 60_000;
 const DRAIN_LIMIT_MS = 30 * 60_000;
-
-/** User and system CPU time (ms) of a process and its descendants, from /proc (ticks of 10 ms). */
-function treeCpuMillis(pid) {
-  let total = 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    total += (Number(fields[11]) + Number(fields[12])) * 10;
-    for (const tid of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) total += treeCpuMillis(Number(tid));
-  } catch {
-    // Gone meanwhile.
-  }
-  return total;
-}
 
 const server = await startServerProcess({ engine: values.engine, serverArgs: ['--insert-id-window-hours', '0.02'] });
 const authorization = `Basic ${Buffer.from(`${server.apiKey}:${server.secretKey}`).toString('base64')}`;

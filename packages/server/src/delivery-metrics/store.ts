@@ -60,8 +60,8 @@ export class StreamStore extends EntityTables {
     await this.tables();
     const [cursor] = await this.sql.rows('SELECT last_seq FROM stream_cursors WHERE sync_id = ?', [selection.syncId]);
     const after = (cursor?.last_seq as number | undefined) ?? 0;
-    const last = await this.events.loadedIngestSeq();
     const { appId, since, eventTypes } = selection;
+    const last = await this.events.loadedIngestSeq(appId);
     const events = await this.events.streamedEvents({ appId, afterSeq: after, untilSeq: last, since, eventTypes, limit: maxEvents });
     const reached = events.length === maxEvents ? events.at(-1)!.ingestSeq : last;
     return this.sql.transaction(async (tx) => {

@@ -74,9 +74,12 @@ export class Identities {
     for (const { from, to } of rows.merges) this.merged.set(from, to);
   }
 
-  /** A batch of resolutions over this state; nothing changes here until `commit`. */
-  begin(): IdentityBatch {
-    return new IdentityBatch(this);
+  /**
+   * A batch of resolutions over this state; nothing changes here until `commit`. New svc_ids
+   * count up from `firstSvcId` (a block drawn for the batch), else from `nextSvcId`.
+   */
+  begin(firstSvcId = this.nextSvcId): IdentityBatch {
+    return new IdentityBatch(this, firstSvcId);
   }
 
   canonical(svcId: number): number {
@@ -132,11 +135,11 @@ export class IdentityBatch {
   private readonly users: PerProject<number> = new Map();
   private readonly devices: PerProject<StagedDevice> = new Map();
   private readonly merges = new Map<number, number>();
-  private nextSvcId: number;
-
-  constructor(private readonly base: Identities) {
-    this.nextSvcId = base.nextSvcId;
-  }
+  constructor(
+    private readonly base: Identities,
+    /** The svc_id the next new user or device gets. */
+    public nextSvcId: number,
+  ) {}
 
   private user(appId: number, userId: string): number | undefined {
     return this.users.get(appId)?.get(userId) ?? this.base.userSvcId(appId, userId);
@@ -193,6 +196,6 @@ export class IdentityBatch {
   /** Makes the batch part of the state (after the store committed it). */
   commit(): void {
     this.base.apply(this.changes());
-    this.base.nextSvcId = this.nextSvcId;
+    this.base.nextSvcId = Math.max(this.base.nextSvcId, this.nextSvcId);
   }
 }

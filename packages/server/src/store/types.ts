@@ -138,8 +138,8 @@ export interface StreamedEventsQuery {
 
 /** The engine's loaded events as the event streamer reads them. */
 export interface StreamedEvents {
-  /** The `ingest_seq` of the last event loaded (0 when none). */
-  loadedIngestSeq(): Promise<number>;
+  /** The `ingest_seq` up to which the project's events are all loaded (0 when none). */
+  loadedIngestSeq(appId: number): Promise<number>;
   /** The identified events of the query, in ingestion order. */
   streamedEvents(query: StreamedEventsQuery): Promise<{ ingestSeq: number; serverUploadTime: number }[]>;
   /** The events as stored (JSON objects with `svc_id`), in ingestion order; scrubbed events are gone. */

@@ -2,19 +2,22 @@
 // entities in a shared SQL store (../shared-entities.ts). Identity resolution and profile
 // operations run in JS as in DuckDB, over the identities read back at open.
 //
-// A segment's load, without transactions: every row it writes carries the segment's name;
-// its events go in one INSERT, and a row in `loaded_segments`, written last, records the
-// load as done (`isLoaded`). A load cut short (a crash, or an error on the way) leaves rows
-// without that record; they are deleted by mutation before the segment loads again (at open,
-// or on the retry in the same process), so a segment never counts twice. One INSERT alone
+// A segment loads one project at a time (each under that project's lock, so processes load
+// different projects at once), without transactions: every row a project's load writes carries
+// the load's name; its events go in one INSERT, and a row in `loaded_segments`, written last,
+// records the load as done. A load cut short (a crash, or an error on the way) leaves rows
+// without that record; they are deleted by mutation before the load runs again (at open, or on
+// the retry in the same process), so a segment never counts twice. Once every project's load is
+// recorded, a row with the segment's own name records the segment as loaded (`isLoaded`). One INSERT alone
 // is not atomic enough: 18.16 writes one part per month partition (and splits blocks at
 // max_insert_block_size rows), each part committed on its own.
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_INSERT_ID_WINDOW_MS } from '../../model/events.js';
-import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
+import { Identities, type IdentityRows } from '../identity.js';
 import { EVENT_COLUMNS, journalLine } from '../journal-line.js';
 import { inProcessLoadLock, type LoadLock } from '../load-lock.js';
+import { EngineClocks } from './clocks.js';
 import type { Properties } from '../profiles.js';
 import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-entities.js';
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type ExportedEvents, type ExportHourSummary } from '../types.js';
@@ -22,7 +25,7 @@ import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary, linesT
 import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
-import { isEvent, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, SegmentLines } from './segment-lines.js';
+import { isEvent, linesByProject, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, type SegmentScan, SegmentLines } from './segment-lines.js';
 import { insertRows, integers, literal, mutate, MUTATION_TIME_LIMIT_MS, quoted } from './statements.js';
 import { withoutStoredRepeats } from './stored-repeats.js';
 import { SEGMENT_TABLES } from './tables.js';
@@ -30,7 +33,7 @@ import { SEGMENT_TABLES } from './tables.js';
 type Row = Record<string, unknown>;
 /** How this process loads next to others on the same database (defaults: it is the only one). */
 export interface SharedLoading {
-  /** Held by every load (and by open), across all processes loading into the database. */
+  /** Held by every load (for its project) and by open, across all processes loading into the database. */
   loadLock?: LoadLock;
   /** A name of this process's journal, unique among the processes and kept across restarts. */
   journalId?: string;
@@ -38,12 +41,17 @@ export interface SharedLoading {
 
 const EVENT_FIELDS = Object.keys(EVENT_COLUMNS);
 /**
- * Changes of identities outside journal segments are recorded in `loaded_segments` too, one
- * ingest_seq past the last (left unused), so other processes catch up on them in order: the
- * rows of a mapping carry its record's name; a scrub's record names the deletion job.
+ * Changes of identities outside journal segments are recorded in `loaded_segments` too, with an
+ * ingest_seq of their own (left unused), so other processes catch up on them in order: the
+ * rows of a mapping carry its record's name (one per project); a scrub's record names the deletion job.
  */
 const MAPPING_RECORD = 'mappings:';
 const SCRUB_RECORD = /^scrub:(\d+):(.+)$/;
+/** A project's load of a segment (or its share of a mapping) is recorded as `<name>#<app id>`. */
+const projectLoadName = (name: string, appId: number) => `${name}#${Math.trunc(appId)}`;
+const PROJECT_OF_LOAD = /#(\d+)$/;
+/** `loaded_segments` rows of no one project: whole segments, and loads made before loads were per project. */
+const NO_PROJECT = 0;
 
 /** ClickHouse's words for the Export API's statements (JSON is stored as its text). */
 const EXPORT_WORDS: ExportSqlWords = {
@@ -63,8 +71,6 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     private readonly store: ClickHouseEvents,
     readonly sql: SqlSession,
     protected identities: Identities,
-    /** The `ingest_seq` the last loaded segment ended at. */
-    private lastIngestSeq: number,
     /** Segments with rows written but not recorded as loaded (a load cut short in this process). */
     private readonly torn: Set<string>,
     /** Shared by every process loading into this database (see loadSegment). */
@@ -78,25 +84,42 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     super();
     this.entities = new SharedEntities(sql);
     this.reporting = new ReportingRows(store, mutationTimeLimitMs);
+    this.clocks = new EngineClocks(sql);
   }
 
+  /** svc_ids and ingest_seqs, drawn by every process loading into the database. */
+  private readonly clocks: EngineClocks;
+  /** Per project, the ingest_seq of the last load (its own, or another process's) whose identities this process has. */
+  private readonly caughtUp = new Map<number, number>();
+
   static async open(options: ClickHouseOptions, sql: SqlSession, { loadLock = inProcessLoadLock(), journalId = '' }: SharedLoading = {}): Promise<ClickHouseEngine> {
-    // Under the lock: processes opening at once would both run a migration step (a second
-    // ADD COLUMN fails), and a segment another process is loading right now is not torn.
-    return loadLock.hold(async () => {
-      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), 0, new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS, options.mutationTimeLimitMs ?? MUTATION_TIME_LIMIT_MS);
-      await engine.removeTornSegments();
+    // Under the setup lock: processes opening at once would both run a migration step (a
+    // second ADD COLUMN fails), and a mapping another process writes right now is not reconciled.
+    const engine = await loadLock.hold({ appIds: [], setup: true }, async () => {
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS, options.mutationTimeLimitMs ?? MUTATION_TIME_LIMIT_MS);
       await engine.readIdentities();
       await engine.reporting.reconcileUserMappings(await engine.entities.allUserMappings());
       return engine;
     });
+    await engine.removeTornLoads();
+    return engine;
   }
 
-  /** Deletes the rows of every segment whose load was cut short (by a crash of an earlier process). */
-  private async removeTornSegments(): Promise<void> {
+  /**
+   * Deletes the rows of every load cut short (by a crash of an earlier process), each under its
+   * project's lock: a load of that project running right now in another process is not torn.
+   */
+  private async removeTornLoads(): Promise<void> {
     const written = SEGMENT_TABLES.map((table) => `SELECT DISTINCT segment FROM ${table} WHERE segment != ''`).join(' UNION ALL ');
     const torn = await this.store.query(`SELECT DISTINCT segment FROM (${written}) WHERE segment NOT IN (SELECT name FROM loaded_segments)`);
-    for (const { segment } of torn) await this.removeSegment(segment as string);
+    for (const { segment } of torn) {
+      const project = PROJECT_OF_LOAD.exec(segment as string);
+      // A segment loaded whole (before loads were per project) may hold rows of any project.
+      const scope = project ? { appIds: [Number(project[1])] } : { appIds: (await this.store.query('SELECT DISTINCT app_id FROM events')).map((r) => Number(r.app_id)), setup: true };
+      await this.loadLock.hold(scope, async () => {
+        if (!(await this.isRecorded(segment as string))) await this.removeSegment(segment as string);
+      });
+    }
   }
 
   private async removeSegment(name: string): Promise<void> {
@@ -118,14 +141,20 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     };
   }
 
+  /**
+   * The identities of every recorded load (a load of another process in progress is not), and
+   * how far each project's are; the clocks raised past every number stored.
+   */
   private async readIdentities(): Promise<void> {
     const read = (sql: string) => this.store.query(sql);
-    const rows = await this.identityRows('');
+    for (const row of await read(`SELECT app_id, max(last_ingest_seq) AS seq FROM loaded_segments WHERE app_id != ${NO_PROJECT} GROUP BY app_id`)) this.caughtUp.set(Number(row.app_id), Number(row.seq));
+    // Loads recorded after the query above are read here and again by the next catch-up, which changes nothing.
+    this.identities = Identities.from(await this.identityRows("WHERE segment IN (SELECT name FROM loaded_segments) OR segment = ''"), 1);
     const [last] = await read(
-      'SELECT (SELECT max(last_ingest_seq) FROM loaded_segments) AS ingest_seq, (SELECT max(svc_id) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id',
+      'SELECT (SELECT max(last_ingest_seq) FROM loaded_segments) AS recorded, (SELECT max(ingest_seq) FROM events) AS ingest_seq, (SELECT max(svc_id) FROM (SELECT svc_id FROM identity_users UNION ALL SELECT svc_id FROM identity_devices)) AS svc_id',
     );
-    this.identities = Identities.from(rows, Number(last!.svc_id) + 1);
-    this.lastIngestSeq = Number(last!.ingest_seq);
+    await this.clocks.atLeast('svc_id', Number(last!.svc_id) + 1);
+    await this.clocks.atLeast('ingest_seq', Math.max(Number(last!.recorded), Number(last!.ingest_seq)) + 1);
   }
 
   /** One operation at a time: loads, scrubs and mappings all change the identities. */
@@ -158,54 +187,73 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   }
 
   /**
-   * Catches up on what other processes loaded since this one's last load: loads take turns
-   * under the load lock, so theirs are the segments recorded past this process's `ingest_seq`.
-   * Their identity rows join the identities, with the svc_ids they allocated and the
-   * ingestion order they reached.
+   * Catches up on what other processes loaded of these projects since this one's last load:
+   * a project's loads take turns under its lock, so theirs are the loads recorded past this
+   * process's ingest_seq of the project. Their identity rows join the identities.
    */
-  private async catchUp(): Promise<void> {
-    const loaded = await this.store.query(`SELECT name, last_ingest_seq FROM loaded_segments WHERE last_ingest_seq > ${Math.trunc(this.lastIngestSeq)}`);
+  private async catchUp(appIds: readonly number[]): Promise<void> {
+    const past = appIds.map((appId) => `(app_id = ${Math.trunc(appId)} AND last_ingest_seq > ${Math.trunc(this.caughtUp.get(appId) ?? 0)})`).join(' OR ');
+    const loaded = await this.store.query(`SELECT name, app_id, last_ingest_seq FROM loaded_segments WHERE ${past} ORDER BY last_ingest_seq`);
     if (loaded.length === 0) return;
-    const rows = await this.identityRows(`WHERE segment IN (${loaded.map((row) => literal(row.name as string)).join(', ')})`);
-    this.identities.apply(rows);
-    for (const { svcId } of [...rows.users, ...rows.devices]) if (svcId >= this.identities.nextSvcId) this.identities.nextSvcId = svcId + 1;
+    this.identities.apply(await this.identityRows(`WHERE segment IN (${loaded.map((row) => literal(row.name as string)).join(', ')})`));
     for (const row of loaded) {
-      this.lastIngestSeq = Math.max(this.lastIngestSeq, Number(row.last_ingest_seq));
+      this.caughtUp.set(Number(row.app_id), Number(row.last_ingest_seq));
       const scrub = SCRUB_RECORD.exec(row.name as string);
       if (scrub) this.identities.forget(Number(scrub[1]), new Set((await this.entities.doomed(Number(scrub[1]), scrub[2]!)).map((e) => e.svcId)));
     }
   }
 
-  /** Records a change of identities made outside a segment (see MAPPING_RECORD); its ingest_seq. */
-  private async recordChange(name: string): Promise<number> {
-    const version = this.lastIngestSeq + 1;
-    await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+  /** Records a change of a project's identities made outside a segment (see MAPPING_RECORD); its ingest_seq. */
+  private async recordChange(name: string, appId: number): Promise<number> {
+    const version = await this.clocks.take('ingest_seq', 1);
+    await this.insert('loaded_segments', [{ name, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
     return version;
   }
 
   /**
-   * Loads of all processes sharing the database take turns under the load lock; each first
-   * catches up on the others' identities and ingestion order and drops the repeats they stored.
+   * Loads the segment one project at a time, each under its project's lock: loads of a project
+   * take turns across processes, each first catching up on the others' identities of it and
+   * dropping the repeats they stored. The segment is scanned once for all of them.
    */
   loadSegment(path: string, name: string): Promise<void> {
-    return this.serial(() => this.loadLock.hold(() => this.loadLocked(path, this.recorded(name))));
+    return this.serial(async () => {
+      const recorded = this.recorded(name);
+      if (await this.isRecorded(recorded)) return;
+      const lines = new SegmentLines(await readFile(path));
+      const scan = await scanSegment(lines);
+      for (const [appId, loading] of linesByProject(scan)) {
+        await this.loadLock.hold({ appIds: [appId] }, () => this.loadProject(lines, scan, loading, appId, projectLoadName(recorded, appId)));
+      }
+      await this.insert('loaded_segments', [{ name: recorded, app_id: NO_PROJECT, last_ingest_seq: 0, loaded_at: Date.now() }]);
+    });
   }
 
   /**
-   * Loads the segment at `path` under its recorded `name`, in two passes over its lines: the
-   * first resolves every identity (svc_ids are canonical only once the whole segment's merges
-   * are known), the second parses the lines again a chunk at a time into the one INSERT.
+   * Loads the project's lines of a segment (`loading`) under the load's `name`: the scan
+   * resolved every identity first (svc_ids are canonical only once the whole segment's merges
+   * are known), the insert parses the lines again a chunk at a time into the one INSERT.
    */
-  private async loadLocked(path: string, name: string): Promise<void> {
+  private async loadProject(lines: SegmentLines, scan: SegmentScan, loading: Uint8Array, appId: number, name: string): Promise<void> {
     if (await this.isRecorded(name)) return;
     if (this.torn.has(name)) await this.removeSegment(name);
     this.torn.add(name);
-    await this.catchUp();
-    const lines = new SegmentLines(await readFile(path));
-    const scan = await scanSegment(lines);
-    const kept = await withoutStoredRepeats(this.store, scan, this.insertIdWindowMs, this.journalId);
-    const batch = this.identities.begin();
-    const { plan, eventCount, version } = await planSegment(scan, kept, batch, this.lastIngestSeq);
+    await this.catchUp([appId]);
+    const kept = await withoutStoredRepeats(this.store, scan, loading, this.insertIdWindowMs, this.journalId);
+    let keptCount = 0;
+    let newIdBound = 0;
+    for (let index = 0; index < kept.length; index++) {
+      keptCount += kept[index]!;
+      if (kept[index] === 1 && scan.held[index] === 0) newIdBound++;
+    }
+    // At least one ingest_seq: the load's record needs one past the project's last.
+    const seqs = Math.max(keptCount, 1);
+    const firstSeq = await this.clocks.take('ingest_seq', seqs);
+    // Each resolved line makes at most one new svc_id; the unused end goes back.
+    const firstSvcId = newIdBound === 0 ? 1 : await this.clocks.take('svc_id', newIdBound);
+    const batch = this.identities.begin(firstSvcId);
+    const { plan, eventCount } = await planSegment(scan, kept, batch, firstSeq - 1);
+    if (newIdBound > 0) await this.clocks.giveBack('svc_id', firstSvcId, newIdBound, batch.nextSvcId - firstSvcId);
+    const version = firstSeq + seqs - 1;
     const holds: Row[] = [];
     for (const [index, line] of scan.whole) {
       if (kept[index] === 0) continue;
@@ -215,8 +263,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       } else if (line.released_attribution) holds.push({ id: line.released_attribution, app_id: 0, received_at: 0, event: '', released: 1, segment: name });
     }
     const profileEvents = [...scan.whole].filter(([index]) => isEvent(plan, index)).map(([index, line]) => resolvedEvent(line, plan, index));
-    const merges = batch.changes().merges;
-    await this.persistIdentities(batch, name, version);
+    const changes = batch.changes();
+    const merges = changes.merges;
+    await this.persistIdentities(changes, name, version);
     await this.insert('held_attributions', holds);
     await applyUserProfiles(this.store, profileEvents, merges, name, version);
     await applyGroupProfiles(this.store, profileEvents, name, version);
@@ -228,14 +277,13 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       }
     }
     await this.store.insertChunks(resolvedChunks(lines, plan, this.loadChunkLines), eventCount, name);
-    await this.insert('loaded_segments', [{ name, last_ingest_seq: version, loaded_at: Date.now() }]);
+    await this.insert('loaded_segments', [{ name, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
     this.torn.delete(name);
     batch.commit();
-    this.lastIngestSeq = version;
+    this.caughtUp.set(appId, version);
   }
 
-  private async persistIdentities(batch: IdentityBatch, segment: string, version: number): Promise<void> {
-    const { users, devices, merges } = batch.changes();
+  private async persistIdentities({ users, devices, merges }: IdentityRows, segment: string, version: number): Promise<void> {
     await this.insert('identity_users', users.map((u) => ({ app_id: u.appId, user_id: u.userId, svc_id: u.svcId, segment })));
     await this.insert('identity_devices', devices.map((d) => ({ app_id: d.appId, device_id: d.deviceId, svc_id: d.svcId, owner: d.owner, version, segment })));
     await this.insert('svc_merges', merges.map((m) => ({ from_svc: m.from, to_svc: m.to, segment })));
@@ -304,7 +352,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   async userProfile(appId: number, userOrDeviceId: string): Promise<Properties | undefined> {
     // The user may have come through another process since this one last loaded (records are
     // written last, so no lock is needed to read complete ones).
-    await this.serial(() => this.catchUp());
+    await this.serial(() => this.catchUp([appId]));
     const svcId = this.identities.svcIdOf(appId, userOrDeviceId);
     if (svcId === undefined) return undefined;
     return (await storedProfiles(this.store, new Set([svcId]))).get(svcId)?.properties;
@@ -318,18 +366,34 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return row ? (JSON.parse(row.properties as string) as Properties) : undefined;
   }
 
+  /**
+   * Under the setup lock too: a process opening meanwhile must not take the mirror of the
+   * mappings, written after the shared store's, for behind (reconcileUserMappings).
+   */
   applyUserMappings(appIds: number[], changes: UserMappingChange[]): Promise<void> {
-    return this.serial(() => this.loadLock.hold(async () => {
-      await this.catchUp();
-      const batch = this.identities.begin();
+    return this.serial(() => this.loadLock.hold({ appIds, setup: true }, async () => {
+      await this.catchUp(appIds);
+      // Each resolution makes at most one new svc_id.
+      const newIdBound = appIds.length * changes.length * 2;
+      const firstSvcId = newIdBound === 0 ? 1 : await this.clocks.take('svc_id', newIdBound);
+      const batch = this.identities.begin(firstSvcId);
       const rows = userMappingRows(batch, appIds, changes);
+      if (newIdBound > 0) await this.clocks.giveBack('svc_id', firstSvcId, newIdBound, batch.nextSvcId - firstSvcId);
+      const { users, devices } = batch.changes();
       const name = `${MAPPING_RECORD}${randomUUID()}`;
-      await this.persistIdentities(batch, name, this.lastIngestSeq + 1);
-      const version = await this.recordChange(name);
+      const versions = new Map<number, number>();
+      for (const appId of new Set(appIds)) {
+        const projectName = projectLoadName(name, appId);
+        // A mapping resolves user ids alone: it merges no device, and its rows are each of one project.
+        const version = await this.clocks.take('ingest_seq', 1);
+        await this.persistIdentities({ users: users.filter((u) => u.appId === appId), devices: devices.filter((d) => d.appId === appId), merges: [] }, projectName, version);
+        await this.insert('loaded_segments', [{ name: projectName, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
+        versions.set(appId, version);
+      }
       await this.entities.applyUserMappings(rows);
       await this.reporting.mirrorUserMappings(rows);
       batch.commit();
-      this.lastIngestSeq = version;
+      for (const [appId, version] of versions) this.caughtUp.set(appId, version);
     }));
   }
 
@@ -362,8 +426,8 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
    */
   scrubDeletionJob(appId: number, day: string, today: string): Promise<void> {
     // Under the load lock: another process's load of these users' events must not interleave.
-    return this.serial(() => this.loadLock.hold(async () => {
-      await this.catchUp();
+    return this.serial(() => this.loadLock.hold({ appIds: [appId] }, async () => {
+      await this.catchUp([appId]);
       // Every process runs the due jobs; the first one scrubs, the others find it done.
       if ((await this.entities.deletionJobs(appId, day, day))[0]?.scrubbedOn) return;
       const svcIds = (await this.entities.doomed(appId, day)).map((e) => e.svcId);
@@ -377,7 +441,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));
-      this.lastIngestSeq = await this.recordChange(`scrub:${Math.trunc(appId)}:${day}`);
+      this.caughtUp.set(appId, await this.recordChange(`scrub:${Math.trunc(appId)}:${day}`, appId));
     }));
   }
 
@@ -396,9 +460,12 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return new Map(rows.map((r) => [Number(r.svc_id), new Map(names.map((name, i) => [name, r[`v${i}`]]))]));
   }
 
-  /** Of segments recorded as loaded: a load cut short never shows its events to the streamer. */
-  async loadedIngestSeq(): Promise<number> {
-    const [row] = await this.store.query('SELECT max(last_ingest_seq) AS last FROM loaded_segments');
+  /**
+   * Of the project's recorded loads (and those made before loads were per project): its loads
+   * are recorded in the order of their ingest_seqs, so every event of the project up to it is loaded.
+   */
+  async loadedIngestSeq(appId: number): Promise<number> {
+    const [row] = await this.store.query(`SELECT max(last_ingest_seq) AS last FROM loaded_segments WHERE app_id IN (${Math.trunc(appId)}, ${NO_PROJECT})`);
     return Number(row?.last ?? 0);
   }
 
@@ -408,6 +475,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       `SELECT ingest_seq, server_upload_time FROM events
        WHERE app_id = ${Math.trunc(query.appId)} AND ingest_seq > ${Math.trunc(query.afterSeq)} AND ingest_seq <= ${Math.trunc(query.untilSeq)}
        AND svc_id IS NOT NULL AND server_upload_time >= ${Math.trunc(query.since)}${types}
+       AND segment IN (SELECT name FROM loaded_segments WHERE app_id IN (${Math.trunc(query.appId)}, ${NO_PROJECT}))
        ORDER BY ingest_seq LIMIT ${Math.trunc(query.limit)}`,
     );
     return rows.map((r) => ({ ingestSeq: Number(r.ingest_seq), serverUploadTime: Number(r.server_upload_time) }));

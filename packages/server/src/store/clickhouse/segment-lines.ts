@@ -82,7 +82,8 @@ export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
   };
   for (let index = 0; index < lines.count; index++) {
     const line = lines.parse(index);
-    scan.appIds[index] = line.app_id;
+    // A held attribution's line is no event: its project is the hold's.
+    scan.appIds[index] = line.held_attribution?.app_id ?? line.app_id;
     scan.uploadTimes[index] = line.server_upload_time;
     scan.insertIds[index] = line.insert_id;
     scan.userIds[index] = line.user_id;
@@ -92,6 +93,14 @@ export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
     await slice(index);
   }
   return scan;
+}
+
+/** The segment's lines of each project (1: the project's), by app id in ascending order: a segment loads one project at a time. */
+export function linesByProject(scan: SegmentScan): Map<number, Uint8Array> {
+  const projects = new Map<number, Uint8Array>();
+  for (const appId of [...new Set(scan.appIds)].sort((a, b) => a - b)) projects.set(appId, new Uint8Array(scan.appIds.length));
+  scan.appIds.forEach((appId, index) => (projects.get(appId)![index] = 1));
+  return projects;
 }
 
 /** Where each kept line goes, by line index: its ingest_seq (0: dropped as a repeat) and svc_id (NaN: none). */

@@ -15,12 +15,15 @@ async function othersLoadedSince(store: ClickHouseEvents, journalId: string, sin
   return Number(row!.n) > 0;
 }
 
-/** Which lines are not events whose insert_id another journal stored within `windowMs` before them (1: kept). */
-export async function withoutStoredRepeats(store: ClickHouseEvents, scan: SegmentScan, windowMs: number, journalId: string): Promise<Uint8Array> {
+/**
+ * Which of the lines `loading` marks (1) are not events whose insert_id another journal stored
+ * within `windowMs` before them (1: kept).
+ */
+export async function withoutStoredRepeats(store: ClickHouseEvents, scan: SegmentScan, loading: Uint8Array, windowMs: number, journalId: string): Promise<Uint8Array> {
   const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
-  const kept = new Uint8Array(scan.held.length).fill(1);
+  const kept = Uint8Array.from(loading);
   const candidates: number[] = [];
-  for (let index = 0; index < kept.length; index++) if (scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
+  for (let index = 0; index < kept.length; index++) if (kept[index] === 1 && scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
   if (candidates.length === 0) return kept;
   const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - windowMs;
   if (journalId !== '' && !(await othersLoadedSince(store, journalId, since))) return kept;

@@ -44,6 +44,13 @@ export const REPORTING_TABLES: readonly string[] = [
   "ALTER TABLE profile_versions ADD COLUMN property_values Array(String) DEFAULT []",
 ];
 
+/**
+ * Loads per project (migration 4): a project's load of a segment, and a project's share of a
+ * user mapping or scrub, record their project; 0 is of no one project (whole segments, and
+ * loads made before loads were per project, which every project's readers take into account).
+ */
+export const LOAD_OWNERSHIP_TABLES: readonly string[] = ['ALTER TABLE loaded_segments ADD COLUMN app_id Int32 DEFAULT 0'];
+
 /** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */
 export function splitProperties(properties: Record<string, unknown> | null): [string[], string[]] {
   if (properties === null) return [[], []];

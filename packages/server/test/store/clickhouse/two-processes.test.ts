@@ -1,6 +1,6 @@
 // Two server processes' stores on one ClickHouse database and one PostgreSQL database (issue
-// 14): each has its own journal and engine, their segment loads run at the same time and take
-// turns under the PostgreSQL load lock. A repeat sent to both is stored once, a user sending
+// 14): each has its own journal and engine, their segment loads run at the same time, a
+// project's loads taking turns under its PostgreSQL lock. A repeat sent to both is stored once, a user sending
 // through both has one svc_id, a device identified in one merges with its user seen in the
 // other, and the ingestion order stays unique.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -132,6 +132,38 @@ describe('two processes loading into one ClickHouse database', () => {
     expect.soft(u1Now[0]?.svc_id).not.toBe(u1);
     const [identities] = await rows("SELECT countIf(user_id = 'm-to') AS mapped, countIf(user_id = 'u1') AS u1, count() AS users, uniqExact(svc_id) AS svc_ids FROM identity_users");
     expect.soft(identities).toEqual({ mapped: 1, u1: 1, users: 85, svc_ids: 85 });
+  }, 120_000);
+
+  test("loads of different projects run at once; a project's loads take turns", async () => {
+    const OTHER = APP + 1;
+    const count = async (appId: number) => Number((await rows(`SELECT count() AS n FROM events WHERE app_id = ${appId} AND event_type = 'Turns'`))[0]!.n);
+    // A third holder keeps APP's lock, as a long load of APP in another process would.
+    const holder = postgresSession(postgres.url, { maxConnections: 1 });
+    let release!: () => void;
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const held = postgresLoadLock(holder).hold({ appIds: [APP] }, async () => {
+      locked();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    try {
+      await isLocked;
+      await b.store.append([event({ event_type: 'Turns', user_id: 'waits' })]);
+      let waitedOut = false;
+      const waiting = b.store.flush().then(() => (waitedOut = true));
+      await a.store.append([event({ app_id: OTHER, event_type: 'Turns', user_id: 'other-project' })]);
+      await a.store.flush();
+      expect.soft(await count(OTHER)).toBe(1);
+      expect.soft(waitedOut).toBe(false);
+      expect.soft(await count(APP)).toBe(0);
+      release();
+      await waiting;
+      expect.soft(await count(APP)).toBe(1);
+    } finally {
+      release?.();
+      await held;
+      await holder.close();
+    }
   }, 120_000);
 
   test('two servers (own data dirs, one shared dir): both answer 200 to a repeat, it is stored once; a user through both is one', async () => {
