@@ -1,8 +1,12 @@
+import { retryAfterMs } from './errors.js';
+
 /** What one request answered: `data` for a 2xx, `error` (the parsed body) otherwise. */
 export interface SendOutcome<D, E> {
   status: number;
   data?: D;
   error?: E;
+  /** The answer's headers: a `Retry-After` among them sets the wait before a retry. */
+  headers?: Headers;
 }
 
 /** A part of the input that could not be delivered. */
@@ -20,7 +24,12 @@ export interface BatchFailure<E> {
 export interface BatchRunOptions {
   concurrency: number;
   maxRetries: number;
-  retryDelayMs: number;
+  /** The wait before a retry when the answer says no `Retry-After`: fixed, or by retry (0 first). */
+  retryDelayMs: number | ((retry: number) => number);
+  /** Answers retried besides 429 and 5xx (e.g. a silenced device's 400). */
+  retryable?: ((outcome: SendOutcome<unknown, unknown>) => boolean) | undefined;
+  /** Hears each retry before its wait: the answer (undefined after a network error) and the wait. */
+  onRetry?: ((outcome: SendOutcome<unknown, unknown> | undefined, waitMs: number) => void) | undefined;
   signal?: AbortSignal | undefined;
   /**
    * Positions in the batch of the items an answer refuses on their own (a 400 naming them):
@@ -80,7 +89,7 @@ export function batchBytes(indexes: readonly number[], sizes: readonly number[],
 /**
  * Sends batches with bounded concurrency. A 413 answer splits the batch in halves that are sent
  * (and split further) on their own; 429, 5xx and network errors are retried up to `maxRetries`
- * times after `retryDelayMs`; items an answer refuses on their own (`refusedItems`) fail alone
+ * times, after the answer's `Retry-After` or else `retryDelayMs`; items an answer refuses on their own (`refusedItems`) fail alone
  * and the rest is sent again. Never throws for HTTP or network errors (they become failures);
  * rethrows only when `signal` aborts.
  */
@@ -126,9 +135,12 @@ export async function runBatches<D, E>(
         await deliver(indexes.slice(middle));
         return;
       }
-      const retryable = outcome === undefined || RETRY_STATUSES.has(outcome.status);
+      const retryable = outcome === undefined || RETRY_STATUSES.has(outcome.status) || options.retryable?.(outcome as SendOutcome<unknown, unknown>) === true;
       if (retryable && attempts <= options.maxRetries) {
-        await sleep(options.retryDelayMs, signal);
+        const delay = typeof options.retryDelayMs === 'number' ? options.retryDelayMs : options.retryDelayMs(attempts - 1);
+        const wait = retryAfterMs(outcome?.headers) ?? delay;
+        options.onRetry?.(outcome as SendOutcome<unknown, unknown> | undefined, wait);
+        await sleep(wait, signal);
         continue;
       }
       failures.push({

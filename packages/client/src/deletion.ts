@@ -1,5 +1,6 @@
 import { RETRY_STATUSES, intOption, type BatchFailure } from './batching.js';
 import { lenient, type AppClient } from './clients.js';
+import { retryAfterMs } from './errors.js';
 import type { DeletionComponents } from './generated/roles.js';
 import { createPacer, systemClock, type Clock } from './pacing.js';
 import type { ErrorBody } from './types.js';
@@ -66,12 +67,6 @@ function checkId(id: unknown, index: number): asserts id is UserIdentifier {
   if (!valid) throw new TypeError(`ids[${index}] must be a positive integer service ID or a non-empty user ID, got ${JSON.stringify(id)}`);
 }
 
-/** Seconds of a `Retry-After` header as milliseconds, when it is a number of seconds. */
-function retryAfterMs(response: Response | undefined): number | undefined {
-  const value = response?.headers.get('Retry-After');
-  return value && /^\d+$/.test(value.trim()) ? Number(value) * 1000 : undefined;
-}
-
 /**
  * Requests the deletion of any number of users, in requests of at most 100 IDs (service IDs
  * and user IDs mixed in the caller's order), paced to at most 1 request per second and 8 in
@@ -135,7 +130,7 @@ export async function deleteUsers(
         error = thrown;
       }
       if ((status === null || RETRY_STATUSES.has(status)) && attempts <= maxRetries) {
-        await clock.sleep(retryAfterMs(response) ?? retryDelayMs, signal);
+        await clock.sleep(retryAfterMs(response?.headers, clock.now()) ?? retryDelayMs, signal);
         continue;
       }
       failures.push({ status, error, indexes, ids: chunkIds, attempts });

@@ -29,8 +29,15 @@ export interface UploadEventsOptions {
   concurrency?: number;
   /** Retries of one request after 429, 5xx or a network error; default 3. */
   maxRetries?: number;
-  /** Wait before each retry in milliseconds; default 15000. */
-  retryDelayMs?: number;
+  /**
+   * Wait before a retry in milliseconds when the answer says no `Retry-After` (which is
+   * waited for instead): fixed, or by retry (0 for the first, e.g. an exponential backoff); default 15000.
+   */
+  retryDelayMs?: number | ((retry: number) => number);
+  /** `true`: a 400 for a silenced device (`silenced_events`) is retried as a 429 is; default `false`: it fails. */
+  retrySilenced?: boolean;
+  /** Hears each retry before its wait: the status answered (`null` after a network error), its error body, and the wait in ms. */
+  onRetry?: (answer: { status: number | null; error?: UploadErrorBody | undefined }, waitMs: number) => void;
   /** Aborts the upload: pending requests are cancelled and the returned promise rejects. */
   signal?: AbortSignal;
   /**
@@ -50,6 +57,11 @@ function namedEvents(outcome: { status: number; error?: unknown }): number[] | u
     for (const positions of Object.values(byField ?? {})) for (const position of positions ?? []) if (Number.isInteger(position)) named.add(position);
   }
   return [...named];
+}
+
+/** A 400 for a silenced device: its events are refused for now, not for what they hold. */
+function isSilenced(outcome: { status: number; error?: unknown }): boolean {
+  return outcome.status === 400 && typeof outcome.error === 'object' && outcome.error !== null && Array.isArray((outcome.error as SilencedUploadError).silenced_events);
 }
 
 /** Body of an error answer of the upload operations. */
@@ -76,7 +88,8 @@ export interface UploadEventsSummary {
 /**
  * Uploads any number of events: splits them into requests of at most 2000 events and 20 MB
  * (measured on the serialized body), halves a batch answered with 413 and sends each half,
- * retries after 429 (and 5xx or network errors) up to `maxRetries` times `retryDelayMs` apart.
+ * retries after 429 (and 5xx or network errors) up to `maxRetries` times, after the answer's
+ * `Retry-After` or else `retryDelayMs`.
  *
  * HTTP and network errors do not throw: they end up in `failures`, with the indexes of the
  * events concerned, so the caller can resend exactly those. The promise rejects only when
@@ -92,7 +105,7 @@ export async function uploadEvents(
   const maxBytes = intOption(options.maxBytesPerRequest, MAX_UPLOAD_BYTES, 'maxBytesPerRequest', 1, MAX_UPLOAD_BYTES);
   const concurrency = intOption(options.concurrency, 1, 'concurrency', 1);
   const maxRetries = intOption(options.maxRetries, 3, 'maxRetries', 0);
-  const retryDelayMs = intOption(options.retryDelayMs, 15_000, 'retryDelayMs', 0);
+  const retryDelayMs = typeof options.retryDelayMs === 'function' ? options.retryDelayMs : intOption(options.retryDelayMs, 15_000, 'retryDelayMs', 0);
   const uploadOptions: UploadOptions | undefined =
     options.min_id_length !== undefined ? { min_id_length: options.min_id_length } : undefined;
 
@@ -117,12 +130,20 @@ export async function uploadEvents(
     const ingest = lenient(client);
     const { data, error, response } =
       path === '/batch' ? await ingest.POST('/batch', init) : await ingest.POST('/2/httpapi', init);
-    return { status: response.status, data, error: error as UploadErrorBody | undefined };
+    return { status: response.status, data, error: error as UploadErrorBody | undefined, headers: response.headers };
   };
   const { requests, failures } = await runBatches(
     batches,
     send,
-    { concurrency, maxRetries, retryDelayMs, signal: options.signal, ...(options.resendValid ? { refusedItems: namedEvents } : {}) },
+    {
+      concurrency,
+      maxRetries,
+      retryDelayMs,
+      signal: options.signal,
+      ...(options.resendValid ? { refusedItems: namedEvents } : {}),
+      ...(options.retrySilenced ? { retryable: isSilenced } : {}),
+      ...(options.onRetry ? { onRetry: (outcome: { status: number; error?: unknown } | undefined, waitMs: number) => options.onRetry!({ status: outcome?.status ?? null, error: outcome?.error as UploadErrorBody | undefined }, waitMs) } : {}),
+    },
     (indexes, data) => {
       summary.eventsIngested += data?.events_ingested ?? indexes.length;
       summary.payloadBytes += batchBytes(indexes, sizes, envelopeBytes);

@@ -89,6 +89,27 @@ describe('uploadEvents', () => {
     expect(summary).toMatchObject({ requests: 3, eventsIngested: 10, failures: [] });
   });
 
+  it("waits what the answer's Retry-After says rather than retryDelayMs, and a backoff by retry otherwise", async () => {
+    const throttled = json(429, { code: 429, error: 'Too many requests for some devices and users' }, { 'Retry-After': '0.05' });
+    const fake = fakeFetch((call, i) => (i === 0 ? throttled : i === 1 ? json(503, { code: 503, error: 'Unavailable' }) : accept(call)));
+    const client = createIngestClient({ apiKey, fetch: fake.fetch });
+    const waits: [number | null, number][] = [];
+    const backoff = (retry: number) => 10 * 2 ** retry;
+    const summary = await uploadEvents(client, events(3), { retryDelayMs: backoff, onRetry: ({ status }, waitMs) => waits.push([status, waitMs]) });
+    expect(waits).toEqual([[429, 50], [503, 20]]);
+    expect(summary).toMatchObject({ requests: 3, eventsIngested: 3, failures: [] });
+  });
+
+  it("retries a silenced device's 400 only when asked to", async () => {
+    const silenced = { code: 400, error: 'Device is silenced', silenced_devices: ['device-0'], silenced_events: [0] };
+    const answers = (call: Recorded, i: number) => (i === 0 ? json(400, silenced) : accept(call));
+    const plain = fakeFetch(answers);
+    expect((await uploadEvents(createIngestClient({ apiKey, fetch: plain.fetch }), events(2), { retryDelayMs: 1 })).failures).toMatchObject([{ status: 400, indexes: [0, 1] }]);
+    const retrying = fakeFetch(answers);
+    const summary = await uploadEvents(createIngestClient({ apiKey, fetch: retrying.fetch }), events(2), { retryDelayMs: 1, retrySilenced: true });
+    expect(summary).toMatchObject({ requests: 2, eventsIngested: 2, failures: [] });
+  });
+
   it('gives up after maxRetries and reports the 429 body', async () => {
     const body = { code: 429, error: 'Too many requests for some devices and users', eps_threshold: 1000, throttled_events: [0] };
     const fake = fakeFetch(() => json(429, body));

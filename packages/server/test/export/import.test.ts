@@ -240,29 +240,43 @@ describe('the command', () => {
 });
 
 describe('retries', () => {
-  test('429 and 503 are retried after Retry-After, then the batch is sent', async () => {
-    const statuses = [429, 503, 200];
+  /** Imports one exported event into a target that answers `answers` in turn (then 200); the retries' reasons and the requests' times. */
+  async function importAgainst(name: string, answers: { status: number; body: object; retryAfter?: string }[]) {
     const seen: number[] = [];
     const target = createServer((request, response) => {
       request.resume().on('end', () => {
-        const status = statuses.shift()!;
+        const answer = answers.shift() ?? { status: 200, body: { code: 200, events_ingested: 1 } };
         seen.push(Date.now());
-        response.writeHead(status, { 'content-type': 'application/json', ...(status === 429 ? { 'retry-after': '1' } : {}) });
-        response.end(JSON.stringify(status === 200 ? { code: 200, events_ingested: 1 } : { code: status, error: 'busy' }));
+        response.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.retryAfter ? { 'retry-after': answer.retryAfter } : {}) });
+        response.end(JSON.stringify(answer.body));
       });
     });
     await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
     try {
-      const folder = join(dir, 'retry');
+      const folder = join(dir, name);
       mkdirSync(folder);
       writeFileSync(join(folder, 'one.zip'), await zipOf([sourceLines[0]!]));
       const retries: string[] = [];
       const summary = await runImport({ source: folder, url: `http://127.0.0.1:${(target.address() as AddressInfo).port}`, apiKey: 'k', backoffMs: 10, onRetry: (reason) => retries.push(reason) });
-      expect(retries).toEqual(['429 busy', '503 busy']);
-      expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(1000);
-      expect(summary).toMatchObject({ accepted: 1, hoursDone: 1 });
+      return { summary, retries, seen };
     } finally {
       target.close();
     }
+  }
+
+  test('429 and 503 are retried after Retry-After, then the batch is sent', async () => {
+    const busy = (status: number) => ({ code: status, error: 'busy' });
+    const { summary, retries, seen } = await importAgainst('retry', [{ status: 429, body: busy(429), retryAfter: '1' }, { status: 503, body: busy(503) }]);
+    expect(retries).toEqual(['429 busy', '503 busy']);
+    expect(seen[1]! - seen[0]!).toBeGreaterThanOrEqual(1000);
+    expect(summary).toMatchObject({ accepted: 1, hoursDone: 1 });
+  });
+
+  test("a silenced device's 400 is waited out as a 429 is, not counted as refused", async () => {
+    const silenced = { code: 400, error: 'Too many requests for this device', silenced_devices: ['d'], silenced_events: [0] };
+    const { summary, retries } = await importAgainst('silenced', [{ status: 400, body: silenced }]);
+    expect(retries).toEqual(['400 Too many requests for this device']);
+    expect(summary).toMatchObject({ accepted: 1, hoursDone: 1 });
+    expect(summary.skipped.size).toBe(0);
   });
 });

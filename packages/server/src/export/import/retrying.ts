@@ -32,14 +32,20 @@ export function againOf(response: Response, error: string): Again | undefined {
   return { again: `${response.status} ${error}`.trim(), waitMs: retryAfterMs(response.headers) };
 }
 
+/** The wait before a retry (0 for the first) when the answer says no Retry-After: doubled each time, up to maxBackoffMs. */
+export function backoffOf(options: RetryOptions): (retry: number) => number {
+  const backoffMs = options.backoffMs ?? 500;
+  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  return (retry) => Math.min(maxBackoffMs, backoffMs * 2 ** retry);
+}
+
 /**
  * Runs `attempt` until it returns a result: again after the backoff when it asks for it or
  * fails to connect (an ImportError passes through); `what` names the request in the error.
  */
 export async function retried<T>(what: string, options: RetryOptions, attempt: () => Promise<T | Again>): Promise<T> {
   const maxAttempts = options.maxAttempts ?? 10;
-  const backoffMs = options.backoffMs ?? 500;
-  const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  const backoff = backoffOf(options);
   for (let count = 1; ; count++) {
     let again: Again;
     try {
@@ -51,7 +57,7 @@ export async function retried<T>(what: string, options: RetryOptions, attempt: (
       again = { again: `no answer (${(failure as Error).cause ?? (failure as Error).message})` };
     }
     if (count >= maxAttempts) throw new ImportError(`${what}: ${again.again}, ${count} times; the state is kept: run the import again to resume`);
-    const delay = Math.max(Math.min(maxBackoffMs, backoffMs * 2 ** (count - 1)), again.waitMs ?? 0);
+    const delay = Math.max(backoff(count - 1), again.waitMs ?? 0);
     options.onRetry?.(again.again, delay);
     await sleep(delay);
   }

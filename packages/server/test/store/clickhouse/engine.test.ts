@@ -274,7 +274,7 @@ function renumbered(answers: Awaited<ReturnType<typeof state>>) {
   return {
     ...answers,
     events: answers.events.map((event) => ({ ...event, svc_id: svc(event.svc_id) })),
-    svcIds: answers.svcIds.map(([user, device, userId]) => [svc(user), svc(device), userId]),
+    svcIds: answers.svcIds.map(([user, device, userId]) => [svc(user as number | undefined), svc(device as number | undefined), userId]),
     versions: answers.versions.map((row) => ({ ...row, svc_id: svc(row.svc_id as number), ingest_seq: seq(row.ingest_seq as number) })),
   };
 }
