@@ -238,7 +238,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     if (this.torn.has(name)) await this.removeSegment(name);
     this.torn.add(name);
     await this.catchUp([appId]);
-    const kept = await withoutStoredRepeats(this.store, scan, loading, this.insertIdWindowMs, this.journalId);
+    const kept = await withoutStoredRepeats(this.store, scan, loading, appId, this.insertIdWindowMs, this.journalId);
     let keptCount = 0;
     let newIdBound = 0;
     for (let index = 0; index < kept.length; index++) {

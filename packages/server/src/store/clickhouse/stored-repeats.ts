@@ -1,17 +1,23 @@
 // The ClickHouse engine's dedupe against other processes: events whose insert_id another
 // process stored within the window (each process's own window drops the repeats it sees).
-// A process with a journal id asks only when another journal's segment was loaded within
+// A process with a journal id asks only when another journal loaded the project's events within
 // the window: an event stored by another process was loaded after it was received, so
 // without such a load there is nothing to find, and the query (a segment's ids as literals,
 // seconds for a large segment) is skipped. Without a journal id the process cannot tell its
 // own segments from others' and always asks.
 import type { ClickHouseEvents } from './events.js';
 import type { SegmentScan } from './segment-lines.js';
-import { integers, literal } from './statements.js';
+import { literal } from './statements.js';
 
-/** Whether a segment of another journal than `journalId` was loaded at or after `since` (ms). */
-async function othersLoadedSince(store: ClickHouseEvents, journalId: string, since: number): Promise<boolean> {
-  const [row] = await store.query(`SELECT count() AS n FROM loaded_segments WHERE loaded_at >= ${Math.trunc(since)} AND position(name, '/') > 0 AND NOT startsWith(name, ${literal(`${journalId}/`)})`);
+/**
+ * Whether another journal than `journalId` loaded events of the project at or after `since`
+ * (ms): its loads of other projects hold none of this project's insert ids. Loads recorded
+ * before loads were per project (app 0 with an ingest_seq; a whole segment's record has none) count for every project.
+ */
+async function othersLoadedSince(store: ClickHouseEvents, journalId: string, appId: number, since: number): Promise<boolean> {
+  const [row] = await store.query(
+    `SELECT count() AS n FROM loaded_segments WHERE (app_id = ${Math.trunc(appId)} OR (app_id = 0 AND last_ingest_seq > 0)) AND loaded_at >= ${Math.trunc(since)} AND position(name, '/') > 0 AND NOT startsWith(name, ${literal(`${journalId}/`)})`,
+  );
   return Number(row!.n) > 0;
 }
 
@@ -19,17 +25,17 @@ async function othersLoadedSince(store: ClickHouseEvents, journalId: string, sin
  * Which of the lines `loading` marks (1) are not events whose insert_id another journal stored
  * within `windowMs` before them (1: kept).
  */
-export async function withoutStoredRepeats(store: ClickHouseEvents, scan: SegmentScan, loading: Uint8Array, windowMs: number, journalId: string): Promise<Uint8Array> {
+export async function withoutStoredRepeats(store: ClickHouseEvents, scan: SegmentScan, loading: Uint8Array, appId: number, windowMs: number, journalId: string): Promise<Uint8Array> {
   const keyOf = (appId: number, insertId: string) => `${appId}:${insertId}`;
   const kept = Uint8Array.from(loading);
   const candidates: number[] = [];
   for (let index = 0; index < kept.length; index++) if (kept[index] === 1 && scan.held[index] === 0 && scan.insertIds[index] !== null) candidates.push(index);
   if (candidates.length === 0) return kept;
   const since = candidates.reduce((oldest, index) => Math.min(oldest, scan.uploadTimes[index]!), Infinity) - windowMs;
-  if (journalId !== '' && !(await othersLoadedSince(store, journalId, since))) return kept;
+  if (journalId !== '' && !(await othersLoadedSince(store, journalId, appId, since))) return kept;
   const ownRows = journalId === '' ? '' : ` AND NOT startsWith(segment, ${literal(`${journalId}/`)})`;
   const query = `SELECT app_id, insert_id, max(server_upload_time) AS stored_at FROM events
-    WHERE server_upload_time >= ${Math.trunc(since)}${ownRows} AND app_id IN (${integers(new Set(candidates.map((index) => scan.appIds[index]!)))})
+    WHERE server_upload_time >= ${Math.trunc(since)}${ownRows} AND app_id = ${Math.trunc(appId)}
     AND insert_id IN (${candidates.map((index) => literal(scan.insertIds[index]!)).join(', ')}) GROUP BY app_id, insert_id`;
   // The ids are literals in the query: room for a whole segment's (the defaults, 256 KiB of
   // text and 50,000 syntax elements, are less than a large segment needs).
