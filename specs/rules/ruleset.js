@@ -15,6 +15,8 @@ import errorCodeMatchesStatus from './functions/errorCodeMatchesStatus.js';
 import localServer from './functions/localServer.js';
 import declaredCredentials from './functions/declaredCredentials.js';
 import boundedIntegers from './functions/boundedIntegers.js';
+import paginationDeclared from './functions/paginationDeclared.js';
+import paginationShape from './functions/paginationShape.js';
 
 const { oas } = oasModule;
 const { truthy, falsy, enumeration } = truthyModule;
@@ -181,6 +183,20 @@ const ruleset = {
       severity: 'error',
       given: "$.paths.*[post,patch]['x-svc-idempotent']",
       then: { function: enumeration, functionOptions: { values: [true] } },
+    },
+    'svc-pagination-declared': {
+      description: 'Every listing (list<Noun>, or an operation taking page_token or offset) says how it is paged in x-svc-pagination.',
+      message: '{{error}}',
+      severity: 'error',
+      given: OPERATIONS,
+      then: { function: paginationDeclared },
+    },
+    'svc-pagination-shape': {
+      description: 'x-svc-pagination is on a GET and names its query parameters and the members of its 200 JSON answer.',
+      message: '{{error}}',
+      severity: 'error',
+      given: OPERATIONS,
+      then: { function: paginationShape },
     },
     'svc-host-role': {
       description: 'Each interface group names the host role that serves it.',

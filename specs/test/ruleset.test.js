@@ -38,6 +38,16 @@ describe('the project ruleset on a broken fixture', async () => {
     ]);
   });
 
+  it('requires x-svc-pagination of a listing and checks it against the operation', () => {
+    expect(messages('svc-pagination-declared')).toEqual([expect.stringContaining('Listing listThings does not declare x-svc-pagination')]);
+    expect(messages('svc-pagination-shape')).toEqual([
+      'x-svc-pagination on a POST: only a GET lists.',
+      'x-svc-pagination of style token needs next.',
+      'x-svc-pagination.parameter `page_token` is not a query parameter of the operation.',
+      'x-svc-pagination.items `things` is not an array member of the 200 JSON answer.',
+    ]);
+  });
+
   it('reports a code that differs from the status in schema and example', () => {
     expect(messages('svc-error-code-matches-status')).toEqual(
       expect.arrayContaining([expect.stringContaining('example has code 201 in a 200 response'), expect.stringContaining('schema allows code [201]')]),

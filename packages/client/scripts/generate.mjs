@@ -5,7 +5,8 @@
 //   rules.ts     per operation: credential locations, security schemes, form bodies and their
 //                JSON-encoded and delimited array fields, JSON-encoded and array query parameters
 //                (also arrays whose items are JSON text, `x-svc-json-items`), how a success body is read,
-//                and whether a request may be sent again (`x-svc-idempotent`)
+//                whether a request may be sent again (`x-svc-idempotent`) and how a listing is
+//                paged (`x-svc-pagination`)
 // Everything the client serializes specially comes from these tables, never from hand-kept lists.
 // src/generated/ is gitignored; run `npm run generate` (turbo does it before build).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,6 +104,8 @@ function operationRule(doc, group, path, method, pathItem, op) {
     parseAs: successParseAs(doc, op),
     // HTTP's idempotent methods, and the operations the spec marks `x-svc-idempotent` (event uploads).
     retrySafe: ['get', 'head', 'put', 'delete', 'options'].includes(method) || op['x-svc-idempotent'] === true,
+    // Checked by the ruleset (svc-pagination-shape); the listing helpers are tested against it.
+    pagination: op['x-svc-pagination'] ?? null,
   };
 }
 

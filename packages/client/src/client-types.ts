@@ -1,6 +1,8 @@
 // The types of the clients: openapi-fetch's methods with the per-call options of this layer,
-// and, for clients created with `throwOnError: true`, results that always carry `data`.
+// `withResponse()` on every call, and, for clients created with `throwOnError: true`, results
+// that always carry `data`.
 import type { ClientPathsWithMethod, Client, FetchResponse, MaybeOptionalInit, Middleware } from 'openapi-fetch';
+import type { CallPromise } from './raw.js';
 
 /** Options every call takes, besides openapi-fetch's, overriding the client's for that call. */
 export interface CallOptions {
@@ -32,7 +34,7 @@ type SvcMethod<Paths extends {}, M extends Method, Throws extends boolean> = <
 >(
   url: Path,
   ...init: InitParam<Init>
-) => Promise<CallResult<FetchResponse<Operation<Paths, Path, M>, Init, Media>, Throws>>;
+) => CallPromise<CallResult<FetchResponse<Operation<Paths, Path, M>, Init, Media>, Throws>>;
 
 type SvcRequestMethod<Paths extends {}, Throws extends boolean> = <
   M extends Method,
@@ -42,7 +44,7 @@ type SvcRequestMethod<Paths extends {}, Throws extends boolean> = <
   method: M,
   url: Path,
   ...init: InitParam<Init>
-) => Promise<CallResult<FetchResponse<Operation<Paths, Path, M>, Init, Media>, Throws>>;
+) => CallPromise<CallResult<FetchResponse<Operation<Paths, Path, M>, Init, Media>, Throws>>;
 
 /**
  * A client of one host role: openapi-fetch's methods (`GET`, `POST`…, `request`, `use`,

@@ -1,6 +1,7 @@
 import createClient, { type HeadersOptions, type Middleware } from 'openapi-fetch';
 import type { CallOptions, SvcClient } from './client-types.js';
 import { responseError } from './errors.js';
+import { callPromise, type Answer } from './raw.js';
 import { operationRules } from './generated/rules.js';
 import { servers } from './generated/servers.js';
 import type { OperationRule, SecuritySchemeRule } from './rule-types.js';
@@ -141,7 +142,7 @@ function checkTimeout(value: unknown, where: string): number | undefined {
  * A client for one host role over openapi-fetch: each call gets the generated operation rules
  * (query/body serialization, API key placement) applied to its options, and a fetch that
  * retries, times out and logs (see `attemptingFetch`). With `throwOnError`, an answer other
- * than 2xx is thrown as the `SvcError` of its status.
+ * than 2xx is thrown as the `SvcError` of its status. Every call's promise has `withResponse()`.
  */
 function createRoleClient<Paths extends {}, Throws extends boolean>(
   role: string,
@@ -160,9 +161,7 @@ function createRoleClient<Paths extends {}, Throws extends boolean>(
   if (authorize) base.use(authMiddleware(rules, authorize));
   const request = (base as unknown as { request: (method: string, url: string, init?: PreparableInit) => Promise<Answer> }).request;
 
-  type Answer = { data?: unknown; error?: unknown; response: Response };
-  const call = async (method: string, path: string, init: (PreparableInit & CallOptions) | undefined, throws: boolean): Promise<Answer> => {
-    const key = `${method.toUpperCase()} ${path}`;
+  const send = async (key: string, method: string, path: string, init: (PreparableInit & CallOptions) | undefined, throws: boolean): Promise<Answer> => {
     const { maxRetries: callRetries, timeout: callTimeout, ...rest } = init ?? {};
     const rule = rules[key];
     const prepared: PreparableInit = rule ? prepareInit(rule, rest, apiKey) : rest;
@@ -178,6 +177,10 @@ function createRoleClient<Paths extends {}, Throws extends boolean>(
     const answer = await request(method, path, prepared);
     if (throws && !answer.response.ok) throw responseError(key, answer.response.status, answer.error, answer.response.headers);
     return answer;
+  };
+  const call = (method: string, path: string, init: (PreparableInit & CallOptions) | undefined, throws: boolean) => {
+    const key = `${method.toUpperCase()} ${path}`;
+    return callPromise(send(key, method, path, init, throws), key);
   };
 
   const view = (throws: boolean) => {

@@ -27,7 +27,7 @@ export class SvcError extends Error {
     this.status = answer.status;
     this.body = answer.body;
     this.headers = answer.headers ?? new Headers();
-    this.requestId = this.headers.get('x-request-id') ?? undefined;
+    this.requestId = requestIdOf(this.headers);
   }
 }
 
@@ -139,6 +139,11 @@ const BY_STATUS: Record<number, ResponseErrorClass> = {
 export function responseError(action: string, status: number, body: unknown, headers?: Headers): ResponseError {
   const Class = BY_STATUS[status] ?? (status >= 500 && status <= 599 ? InternalServerError : ResponseError);
   return new Class(action, status, body, headers);
+}
+
+/** The answer's `X-Request-Id`, when it has one. */
+export function requestIdOf(headers: Headers): string | undefined {
+  return headers.get('x-request-id') ?? undefined;
 }
 
 /** `Retry-After` (seconds, possibly fractional, or an HTTP date) in milliseconds from `now`; never negative. */

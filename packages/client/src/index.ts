@@ -37,7 +37,7 @@ export {
 export { createOperationQuerySerializer, encodeForm } from './serialize.js';
 export { RETRY_STATUSES, type BatchFailure } from './batching.js';
 export type * from './types.js';
-export type { OperationRule, CredentialLocation, SecuritySchemeRule } from './rule-types.js';
+export type { OperationRule, CredentialLocation, PaginationRule, SecuritySchemeRule } from './rule-types.js';
 export { operationRules } from './generated/rules.js';
 export { servers } from './generated/servers.js';
 export { groups, type HostRole, type HostRolePaths } from './generated/roles.js';
@@ -172,7 +172,9 @@ export {
   listDeletionJobs,
   listEventCategories,
   listEventProperties,
+  listEventTypeTotals,
   listEventTypes,
+  listUserEvents,
   listUserProperties,
   type ListAnnotationCategoriesParams,
   type ListAnnotationsParams,
@@ -180,7 +182,10 @@ export {
   type ListDeletionJobsParams,
   type ListEventPropertiesParams,
   type ListEventTypesParams,
+  type ListUserEventsParams,
 } from './lists.js';
-export type { ListOptions } from './paging.js';
+export { listFlags, listSdkFlags, type ListFlagsParams } from './flags.js';
+export type { Answers, ListOptions, Listing } from './paging.js';
+export type { CallPromise, SuccessData, WithResponse } from './raw.js';
 export type * from './annotation-types.js';
 export type * from './reporting.js';

@@ -5,7 +5,7 @@ import { intOption } from './batching.js';
 import { lenient, type AppClient } from './clients.js';
 import type { SessionReplaysComponents, SessionReplaysPaths } from './generated/roles.js';
 import { responseError } from './errors.js';
-import { signalInit, tokenPages, type ListOptions } from './paging.js';
+import { signalInit, tokenListing, tokenPages, type ListOptions, type Listing } from './paging.js';
 
 type Schemas = SessionReplaysComponents['schemas'];
 type ListQuery = NonNullable<SessionReplaysPaths['/api/1/session-replays']['get']['parameters']['query']>;
@@ -29,18 +29,13 @@ const DEFAULT_FILE_DOWNLOADS_IN_FLIGHT = 4;
  * as `page_token` with the same filters and `sort_order` on every page (the service refuses a
  * token used with another `sort_order`). An answer other than 200 throws a `ResponseError`.
  */
-export async function* listReplays(
-  client: AppClient,
-  params: ListReplaysParams = {},
-  options: ListReplaysOptions = {},
-): AsyncGenerator<SessionReplay, void, undefined> {
-  const pages = tokenPages('listing session replays', (pageToken) =>
+export function listReplays(client: AppClient, params: ListReplaysParams = {}, options: ListReplaysOptions = {}): Listing<SessionReplay> {
+  const get = (pageToken: string | undefined) =>
     lenient(client).GET('/api/1/session-replays', {
       params: { query: { ...params, ...(pageToken === undefined ? {} : { page_token: pageToken }) } },
       ...signalInit(options),
-    }),
-  );
-  for await (const page of pages) yield* page.session_replays;
+    });
+  return tokenListing('listing session replays', get, (page) => page.session_replays);
 }
 
 export interface ListReplayFilesOptions extends ListOptions {
@@ -50,9 +45,12 @@ export interface ListReplayFilesOptions extends ListOptions {
   pageSize?: FilesQuery['page_size'];
 }
 
-/** The pages of the file listing of `replayId`, each asked for once the previous one is consumed. */
-function replayFilePages(client: AppClient, replayId: string, options: ListReplayFilesOptions) {
-  return tokenPages(`listing the files of session replay ${replayId}`, (pageToken) =>
+/** What a failed file listing of `replayId` names. */
+const listingFiles = (replayId: string) => `listing the files of session replay ${replayId}`;
+
+/** The request for one page of the file listing of `replayId`. */
+function replayFilePage(client: AppClient, replayId: string, options: ListReplayFilesOptions) {
+  return (pageToken: string | undefined) =>
     lenient(client).GET('/api/1/session-replays/files', {
       params: {
         query: {
@@ -63,8 +61,7 @@ function replayFilePages(client: AppClient, replayId: string, options: ListRepla
         },
       },
       ...signalInit(options),
-    }),
-  );
+    });
 }
 
 /**
@@ -72,8 +69,8 @@ function replayFilePages(client: AppClient, replayId: string, options: ListRepla
  * page's links expire 15 minutes after it is listed: fetch them as they come (the next page is
  * asked for only when this one's links are consumed), without credentials.
  */
-export async function* listReplayFiles(client: AppClient, replayId: string, options: ListReplayFilesOptions = {}): AsyncGenerator<string, void, undefined> {
-  for await (const page of replayFilePages(client, replayId, options)) yield* page.files;
+export function listReplayFiles(client: AppClient, replayId: string, options: ListReplayFilesOptions = {}): Listing<string> {
+  return tokenListing(listingFiles(replayId), replayFilePage(client, replayId, options), (page) => page.files);
 }
 
 export interface DownloadReplayOptions {
@@ -107,9 +104,9 @@ export async function downloadReplay(client: AppClient, replayId: string, option
 
   const events: RecordedEvent[] = [];
   let fileCount = 0;
-  const pages = replayFilePages(client, replayId, { ...options, version });
+  const pages = tokenPages(listingFiles(replayId), replayFilePage(client, replayId, { ...options, version }));
   // The next page is asked for once this one's files are downloaded: the links expire.
-  for await (const data of pages) {
+  for await (const { data } of pages) {
     const first = fileCount;
     const decoded = await mapInOrder(data.files, concurrency, async (link, i) => {
       const file = await fetchFile(link, signal ? { signal } : {});

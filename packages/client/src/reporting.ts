@@ -22,3 +22,5 @@ export type EventSegmentation = ReportingSchemas['EventSegmentation'];
 export type SeriesLabel = ReportingSchemas['SeriesLabel'];
 export type FunnelSeries = ReportingSchemas['FunnelSeries'];
 export type ReportingLimitError = ReportingSchemas['ReportingLimitError'];
+/** One event of a user's activity, written as an Export API line. */
+export type UserActivityEvent = ReportingSchemas['UserActivityResult']['events'][number];

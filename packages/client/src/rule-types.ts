@@ -15,6 +15,20 @@ export interface ArrayStyle {
   explode: boolean;
 }
 
+/** How a listing is paged (`x-svc-pagination` of the specs; see specs/shared/conventions.md). */
+export interface PaginationRule {
+  /** `token`: follow `next`; `offset`: count the items read; `none`: one answer holds every item. */
+  style: 'token' | 'offset' | 'none';
+  /** Query parameter carrying the page token or the offset. */
+  parameter?: string;
+  /** Answer member holding the next page's token (`null` on the last page). */
+  next?: string;
+  /** Query parameter of the page size. */
+  limit?: string;
+  /** Answer member holding the items; absent when the answer is the array itself. */
+  items?: string;
+}
+
 /** How one operation is serialized and authenticated, read from the bundles by scripts/generate.mjs. */
 export interface OperationRule {
   operationId: string;
@@ -43,4 +57,6 @@ export interface OperationRule {
   parseAs: 'json' | 'text';
   /** The request may be sent again without harm: an idempotent method, or `x-svc-idempotent` (event uploads, deduplicated by `insert_id`). */
   retrySafe: boolean;
+  /** How the operation's listing is paged; `null` when it lists nothing. */
+  pagination: PaginationRule | null;
 }

@@ -95,3 +95,5 @@ export type UserContext = ExperimentSchemas['UserContext'];
 export type Variant = ExperimentSchemas['Variant'];
 export type Variants = ExperimentSchemas['Variants'];
 export type FlagConfiguration = ExperimentSchemas['FlagConfiguration'];
+/** A flag in the evaluation format the official SDKs download (`GET /sdk/v2/flags`). */
+export type EvaluationFlag = ExperimentSchemas['EvaluationFlag'];

@@ -14,6 +14,7 @@ import {
   type AppClient,
   type Cohort,
   type DeletionJob,
+  type Listing,
   type SessionReplay,
 } from '../src/index.js';
 
@@ -63,7 +64,7 @@ describe('results', () => {
   it('lets the helpers take a client of either kind, and still no client of another host role', () => {
     const strict = createAppClient({ ...credentials, throwOnError: true });
     expectTypeOf(strict).toMatchTypeOf<AppClient>();
-    expectTypeOf(listReplays(strict)).toEqualTypeOf<AsyncGenerator<SessionReplay, void, undefined>>();
+    expectTypeOf(listReplays(strict)).toEqualTypeOf<Listing<SessionReplay>>();
     void uploadEvents(createIngestClient({ apiKey: 'k', throwOnError: true }), []);
     // @ts-expect-error cohorts are served by the application host
     void listCohorts(createIngestClient({ apiKey: 'k', throwOnError: true }));
@@ -71,9 +72,9 @@ describe('results', () => {
 
   it('types the listings’ items and parameters', () => {
     const app = createAppClient(credentials);
-    expectTypeOf(listCohorts(app)).toEqualTypeOf<AsyncGenerator<Cohort, void, undefined>>();
-    expectTypeOf(listDeletionJobs(app, { start_day: '2026-01-01', end_day: '2026-12-31' })).toEqualTypeOf<AsyncGenerator<DeletionJob, void, undefined>>();
-    expectTypeOf(listReplayFiles(app, 'd/1', { version: 2 })).toEqualTypeOf<AsyncGenerator<string, void, undefined>>();
+    expectTypeOf(listCohorts(app)).toEqualTypeOf<Listing<Cohort>>();
+    expectTypeOf(listDeletionJobs(app, { start_day: '2026-01-01', end_day: '2026-12-31' })).toEqualTypeOf<Listing<DeletionJob>>();
+    expectTypeOf(listReplayFiles(app, 'd/1', { version: 2 })).toEqualTypeOf<Listing<string>>();
     // @ts-expect-error version is 2 or 3
     void listReplayFiles(app, 'd/1', { version: 4 });
     // @ts-expect-error the listing needs both ends of the range

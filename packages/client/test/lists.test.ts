@@ -76,6 +76,22 @@ describe('listDeletionJobs', () => {
   });
 });
 
+describe('listUserEvents', () => {
+  it('reads 1000 events a request from the offset after those read, until a shorter page', async () => {
+    const page = (n: number, from: number) => Array.from({ length: n }, (_, i) => ({ event_id: from + i }));
+    const { fake, client } = setup((request) => {
+      const offset = Number(request.url.searchParams.get('offset'));
+      return json(200, { userData: {}, events: offset === 0 ? page(1000, 0) : page(3, offset) });
+    });
+    const events = await collect(L.listUserEvents(client, { user: 510384112467, direction: 'earliest' }));
+    expect(events).toHaveLength(1003);
+    expect(fake.calls.map((call) => call.url.search)).toEqual([
+      '?user=510384112467&direction=earliest&limit=1000&offset=0',
+      '?user=510384112467&direction=earliest&limit=1000&offset=1000',
+    ]);
+  });
+});
+
 describe('token-paged listings', () => {
   it('follows next_page_token across pages, retrying a page the service could not answer', async () => {
     const pages: Record<string, { session_replays: { replay_id: string }[]; next_page_token: string | null }> = {

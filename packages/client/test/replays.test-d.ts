@@ -6,6 +6,7 @@ import {
   downloadReplay,
   listReplays,
   type RecordedEvent,
+  type Listing,
   type SessionReplay,
 } from '../src/index.js';
 
@@ -13,7 +14,7 @@ const app = createAppClient({ apiKey: 'k', secretKey: 's' });
 
 describe('listReplays', () => {
   it('yields typed replays and takes the documented filters', () => {
-    expectTypeOf(listReplays(app)).toEqualTypeOf<AsyncGenerator<SessionReplay, void, undefined>>();
+    expectTypeOf(listReplays(app)).toEqualTypeOf<Listing<SessionReplay>>();
     expectTypeOf<SessionReplay['replay_id']>().toEqualTypeOf<string>();
     expectTypeOf<SessionReplay['svc_id']>().toEqualTypeOf<number | null>();
     listReplays(app, { start_time: '2026-11-20T00:00:00Z', end_time: '2026-11-21T00:00:00Z', page_size: 200, sort_order: 'desc' });

@@ -38,9 +38,10 @@ function run(args) {
 /**
  * Generates `generator` output for every API into `<outDir>/<api name>` (emptied first),
  * two generator processes at a time. `properties(api)` gives the additional properties;
- * tests and docs are not written, model docs only when `modelDocs`.
+ * tests and docs are not written, model docs only when `modelDocs`, API docs when `apiDocs`
+ * (templates may turn either kind of doc into code).
  */
-export async function generateAll({ generator, outDir, properties, templateDir, modelDocs = false, concurrency = 2 }) {
+export async function generateAll({ generator, outDir, properties, templateDir, modelDocs = false, apiDocs = false, concurrency = 2 }) {
   const apis = loadApis();
   const queue = [...apis];
   const worker = async () => {
@@ -49,7 +50,7 @@ export async function generateAll({ generator, outDir, properties, templateDir, 
       rmSync(out, { recursive: true, force: true });
       const props = Object.entries(properties(api)).map(([k, v]) => `${k}=${v}`).join(',');
       const args = ['-jar', generatorJar(), 'generate', '-i', join(viewsDir, `${api.name}.json`), '-g', generator, '-o', out];
-      args.push('--additional-properties', props, '--global-property', `apiTests=false,modelTests=false,apiDocs=false,modelDocs=${modelDocs}`);
+      args.push('--additional-properties', props, '--global-property', `apiTests=false,modelTests=false,apiDocs=${apiDocs},modelDocs=${modelDocs}`);
       if (templateDir) args.push('-t', templateDir);
       await run(args);
     }

@@ -63,7 +63,31 @@ export function codegenView(bundle) {
   simplifyCompositions(doc, schemas, note);
   inlineMapAliases(doc, schemas, note);
   adaptOperations(doc, schemas, note);
+  markPageParameters(doc);
   return { doc, changes };
+}
+
+/**
+ * The query parameters a listing's `x-svc-pagination` names get `x-svc-page-parameter` (the page
+ * token or offset) and `x-svc-page-limit` (the page size), on a copy of their own: the templates
+ * find them among the operation's parameters to use the generator's names (`pageToken`,
+ * `PageToken`) and defaults, which a name in the extension cannot give them. Not a rewrite: no cost.
+ */
+function markPageParameters(doc) {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      const pagination = op?.['x-svc-pagination'];
+      if (!pagination || !op.parameters) continue;
+      op.parameters = op.parameters.map((p) => {
+        const param = deref(doc, p);
+        if (param.in !== 'query') return p;
+        if (param.name === pagination.parameter) return { ...structuredClone(param), 'x-svc-page-parameter': true };
+        if (param.name === pagination.limit) return { ...structuredClone(param), 'x-svc-page-limit': true };
+        return p;
+      });
+    }
+  }
 }
 
 const objectLike = (s) => s && (s.type === 'object' || (s.type === undefined && (s.properties || s.required)));

@@ -69,3 +69,17 @@ test('an either/or rule becomes optional properties, recorded as such', () => {
   assert.deepEqual(changes.map((c) => c.kind).sort(), ['allOf-flattened', 'either-or']);
   assert.ok(bundle.components.schemas.Record.allOf, 'the bundle itself is left alone');
 });
+
+test('the page parameters of every listing are marked for the templates', () => {
+  for (const api of apis) {
+    for (const item of Object.values(view(api.name).paths)) {
+      for (const op of Object.values(item)) {
+        const pagination = op?.['x-svc-pagination'];
+        if (!pagination) continue;
+        const marked = (key) => (op.parameters ?? []).filter((p) => p[key]).map((p) => p.name);
+        assert.deepEqual(marked('x-svc-page-parameter'), pagination.parameter ? [pagination.parameter] : [], op.operationId);
+        assert.deepEqual(marked('x-svc-page-limit'), pagination.limit ? [pagination.limit] : [], op.operationId);
+      }
+    }
+  }
+});

@@ -1,7 +1,8 @@
 // Generates generated/<group>/ (one Go package per interface group) from the codegen views, and
-// generated/clients.go, which makes the client of a group by name (used by the tests).
+// generated/clients.go, which makes the client of a group by name (used by the tests). The
+// generator's docs are Go code here (templates/model_doc.mustache, templates/api_doc.mustache).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ try {
     outDir: work,
     templateDir: join(root, 'templates'),
     modelDocs: true,
+    apiDocs: true,
     properties: (api) => ({ packageName: goPackage(api.name), enumClassPrefix: true, isGoSubmodule: true }),
   });
   rmSync(target, { recursive: true, force: true });
@@ -27,9 +29,13 @@ try {
     const to = join(target, goPackage(api.name));
     mkdirSync(to, { recursive: true });
     for (const file of readdirSync(from)) if (file.endsWith('.go')) copyFileSync(join(from, file), join(to, file));
-    // The model "docs" are the models' Go code (templates/model_doc.mustache).
+    // The model "docs" are the models' Go code (templates/model_doc.mustache), the API "docs" the
+    // Pagers of the class's listings (templates/api_doc.mustache), kept when it has any.
     for (const file of readdirSync(join(from, 'docs'))) {
-      if (file.endsWith('.md') && !file.endsWith('Api.md')) renameSync(join(from, 'docs', file), join(to, `model_${snake(file.slice(0, -3))}.go`));
+      if (!file.endsWith('.md')) continue;
+      const doc = join(from, 'docs', file);
+      if (!file.endsWith('Api.md')) renameSync(doc, join(to, `model_${snake(file.slice(0, -3))}.go`));
+      else if (readFileSync(doc, 'utf8').includes('Pager struct')) renameSync(doc, join(to, `pager_${snake(file.slice(0, -3))}.go`));
     }
   }
   const imports = apis.map((api) => `\t"svc/sdk/generated/${goPackage(api.name)}"`).join('\n');
