@@ -106,3 +106,10 @@ def test_what_is_not_sent_again(serve):
         with pytest.raises(session_replays.ApiException):
             session_replays.SessionReplaysApi(connected("session-replays", server, sleeps)).list_session_replays()
         assert len(server.requests) == 1 and sleeps == []
+
+
+def test_the_callers_configuration_is_left_as_given():
+    configuration = ingestion.Configuration(host="http://127.0.0.1:1")
+    client = ingestion.ApiClient(configuration)
+    assert configuration.retries is None
+    assert client.rest_client.pool_manager.connection_pool_kw["retries"].respect_retry_after_header is False
