@@ -80,7 +80,7 @@ async function copy(events, duckdbFile, appId, workDir) {
     for (const [table, columns, select] of entityTables(Number(last))) await copyTable(table, columns, select);
     // One part per partition, as a long-running server's background merges would leave it.
     const started = performance.now();
-    await events.client.command({ query: 'OPTIMIZE TABLE events FINAL' });
+    for (const table of ['events', 'user_days', 'user_firsts']) await events.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
     timings.mergeMs = performance.now() - started;
     await events.client.insert({ table: 'loaded_segments', values: [{ name: COPY, last_ingest_seq: Number(last), loaded_at: Date.now() }], format: 'JSONEachRow' });
 
@@ -116,13 +116,14 @@ export async function openClickHouseCopy({ dataDir, appId }) {
       await events.close();
       events = await ClickHouseEvents.open({ url: clickhouse.url, database: DATABASE });
       rmSync(serverDataDir, { recursive: true, force: true });
-      mkdirSync(serverDataDir, { recursive: true });
-      for (const file of ['tenancy.json', 'link-secret']) if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(serverDataDir, file));
       const started = performance.now();
       const { events: count, exportMs, insertMs, mergeMs } = await copy(events, join(dataDir, 'events.duckdb'), appId, root);
       figures = { events: count, loadSeconds: (performance.now() - started) / 1000, exportSeconds: exportMs / 1000, insertSeconds: insertMs / 1000, mergeSeconds: mergeMs / 1000 };
     }
     await events.close();
+    // Each time: a reused directory's project gets a new secret key.
+    mkdirSync(serverDataDir, { recursive: true });
+    for (const file of ['tenancy.json', 'link-secret']) if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(serverDataDir, file));
     return { url: clickhouse.url, database: DATABASE, dir: root, serverDataDir, ...figures, stop: clickhouse.stop };
   } catch (error) {
     await clickhouse.stop();

@@ -13,9 +13,9 @@
 // the cost budget); --keep DIR keeps the loaded data directory (the ClickHouse copy in
 // DIR/clickhouse) and reuses it next time. The stall phase ingests into a throwaway copy of
 // each engine's data, so a kept dataset stays as loaded.
-//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only] [--stall-flags FLAGS] [--engine-nice idle|N] [--clients-nice idle|N]
+//   node scripts/bench/reporting/run.mjs [--engine duckdb|clickhouse|both] [--events 10000000] [--users 200000] [--runs 5] [--keep DIR] [--only NAME] [--stall-only | --no-stall] [--stall-flags FLAGS] [--engine-nice idle|N] [--clients-nice idle|N]
 // --only runs the operations whose name contains NAME; --stall-only skips their timing and
-// measures only the event-loop stalls; --stall-flags adds Node flags to the stall phase's server
+// measures only the event-loop stalls, --no-stall skips the stalls; --stall-flags adds Node flags to the stall phase's server
 // (--stall-flags="--cpu-prof --trace-gc"); --engine-nice sets the server's engineNice (the
 // engine process's priority below the server's: idle or a niceness); --clients-nice sets the
 // priority of the stall phase's ingestion client, a process of its own: idle by default
@@ -47,6 +47,7 @@ const { values } = parseArgs({
     only: { type: 'string', default: '' },
     engine: { type: 'string', default: 'both' },
     'stall-only': { type: 'boolean', default: false },
+    'no-stall': { type: 'boolean', default: false },
     'stall-flags': { type: 'string', default: '' },
     'engine-nice': { type: 'string' },
     'clients-nice': { type: 'string', default: 'idle' },
@@ -134,7 +135,7 @@ const itemIdText = `visitParamExtractString(concat('{"k":', property_values[inde
  * once and grouped twice, DuckDB's fastest form (GROUPING SETS with a distinct count take a
  * quarter more CPU; the source read twice extracts its JSON twice).
  */
-const perDayAndWhole = (rows) => `WITH s AS MATERIALIZED (${rows}) SELECT d, count(DISTINCT svc_id) FROM s GROUP BY d UNION ALL SELECT NULL, count(DISTINCT svc_id) FROM s`;
+const perDayAndWhole = (rows) => `WITH s AS MATERIALIZED (${rows}) SELECT d, count(DISTINCT svc_id) AS users FROM s GROUP BY d UNION ALL SELECT NULL, count(DISTINCT svc_id) FROM s`;
 
 /**
  * The `top` groups `g` with the most distinct users over the range (ties at the last place
@@ -175,6 +176,17 @@ function retentionAgrees(answer, rows) {
     if (differing >= 0) return `${label}[${differing}]: the endpoint's ${cells[differing].count}, the hand SQL's ${counts.get(`${label}/${differing}`) ?? 0}`;
   }
   return true;
+}
+
+/**
+ * Whether a users answer has the hand SQL's users per day (`d`, a date or timestamp; the row of
+ * the whole range left out): true, or the first day that differs.
+ */
+function perDayAgrees(answer, rows) {
+  const counts = new Map(rows.filter((row) => row.d !== null && row.d !== '0000-00-00').map((row) => [String(row.d).slice(0, 10), Number(row.users)]));
+  const { xValues, series } = answer.data;
+  const differing = xValues.findIndex((day, i) => (counts.get(day) ?? 0) !== series[0][i]);
+  return differing < 0 || `${xValues[differing]}: the endpoint's ${series[0][differing]}, the hand SQL's ${counts.get(xValues[differing]) ?? 0}`;
 }
 
 /** Whether a composition answer has the hand SQL's users per value: true, or the first value that differs. */
@@ -270,7 +282,18 @@ const allCases = [
     name: 'active users/day',
     path: `/api/2/users?${range}`,
     duckdb: perDayAndWhole(`SELECT ${day.duckdb} AS d, svc_id FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify')`),
-    clickhouse: `SELECT ${day.clickhouse} AS d, uniqExact(svc_id) FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY d WITH TOTALS`,
+    clickhouse: `SELECT ${day.clickhouse} AS d, uniqExact(svc_id) AS users FROM events WHERE ${inRange} AND event_type NOT IN ('$identify', '$groupidentify') GROUP BY d WITH TOTALS`,
+    agrees: { duckdb: perDayAgrees, clickhouse: perDayAgrees },
+  },
+  {
+    name: 'new users/day',
+    path: `/api/2/users?${range}&m=new`,
+    // Users whose first event ever (any type) is in the range, per day of it.
+    duckdb: perDayAndWhole(`SELECT ${day.duckdb.replace('time', 'f')} AS d, svc_id FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
+      WHERE f >= ${START} AND f < ${START + DAYS * DAY}`),
+    clickhouse: `SELECT ${day.clickhouse.replace('time', 'f')} AS d, count() AS users FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
+      WHERE f >= ${START} AND f < ${START + DAYS * DAY} GROUP BY d WITH TOTALS`,
+    agrees: { duckdb: perDayAgrees, clickhouse: perDayAgrees },
   },
   {
     name: 'composition by country',
@@ -473,7 +496,7 @@ try {
     for (const [name, { agrees }] of byCase) if (agrees !== undefined) console.log(`${label[engine]} ${name}: the hand SQL's answer is the endpoint's: ${agrees === true ? 'yes' : `NO (${agrees})`}`);
   }
 
-  for (const [engine, side] of sides) await stallPhase(engine, side.scratch);
+  if (!values['no-stall']) for (const [engine, side] of sides) await stallPhase(engine, side.scratch);
 } finally {
   for (const side of sides.values()) await side.stop();
 }

@@ -26,9 +26,12 @@ import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
 import { isEvent, linesByProject, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, type SegmentScan, SegmentLines } from './segment-lines.js';
-import { insertRows, integers, literal, mutate, MUTATION_TIME_LIMIT_MS, quoted } from './statements.js';
+import { insertRows, mutate, MUTATION_TIME_LIMIT_MS } from './statements.js';
+import { integers, literal, quoted } from './sql-text.js';
 import { withoutStoredRepeats } from './stored-repeats.js';
 import { SEGMENT_TABLES } from './tables.js';
+import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js';
+import { UserActivity } from './user-activity.js';
 
 type Row = Record<string, unknown>;
 /** How this process loads next to others on the same database (defaults: it is the only one). */
@@ -66,6 +69,8 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   protected readonly entities: SharedEntities;
   /** Cohort memberships and the user mapping mirror, as reporting reads them. */
   private readonly reporting: ReportingRows;
+  /** Users' active hours and first events, kept as events load (user-activity.ts). */
+  private readonly activity: UserActivity;
 
   private constructor(
     private readonly store: ClickHouseEvents,
@@ -84,6 +89,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     super();
     this.entities = new SharedEntities(sql);
     this.reporting = new ReportingRows(store, mutationTimeLimitMs);
+    this.activity = new UserActivity(store, mutationTimeLimitMs);
     this.clocks = new EngineClocks(sql);
   }
 
@@ -117,13 +123,15 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       // A segment loaded whole (before loads were per project) may hold rows of any project.
       const scope = project ? { appIds: [Number(project[1])] } : { appIds: (await this.store.query('SELECT DISTINCT app_id FROM events')).map((r) => Number(r.app_id)), setup: true };
       await this.loadLock.hold(scope, async () => {
-        if (!(await this.isRecorded(segment as string))) await this.removeSegment(segment as string);
+        if (!(await this.isRecorded(segment as string))) await this.removeSegment(segment as string, scope.appIds);
       });
     }
   }
 
-  private async removeSegment(name: string): Promise<void> {
+  /** Removes a torn load's rows; the projects' (`appIds`) activity is then that of their events left. */
+  private async removeSegment(name: string, appIds: readonly number[]): Promise<void> {
     for (const table of SEGMENT_TABLES) await this.mutate(table, `DELETE WHERE segment = ${literal(name)}`);
+    await this.activity.rebuild(appIds);
   }
 
   /** The identity rows `where` selects, devices in the order they were written. */
@@ -235,7 +243,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
    */
   private async loadProject(lines: SegmentLines, scan: SegmentScan, loading: Uint8Array, appId: number, name: string): Promise<void> {
     if (await this.isRecorded(name)) return;
-    if (this.torn.has(name)) await this.removeSegment(name);
+    if (this.torn.has(name)) await this.removeSegment(name, [appId]);
     this.torn.add(name);
     await this.catchUp([appId]);
     const kept = await withoutStoredRepeats(this.store, scan, loading, appId, this.insertIdWindowMs, this.journalId);
@@ -275,6 +283,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       for (const table of ['events', 'profile_versions']) {
         await this.mutate(table, `UPDATE svc_id = transform(svc_id, [${from}], [${to}], svc_id) WHERE svc_id IN (${from})`);
       }
+      await this.activity.repoint(merges.map((m) => m.from), merges.map((m) => m.to));
     }
     await this.store.insertChunks(resolvedChunks(lines, plan, this.loadChunkLines), eventCount, name);
     await this.insert('loaded_segments', [{ name, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
@@ -331,9 +340,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return Promise.resolve(undefined);
   }
 
-  /** Not available either: its counts are SQL. */
-  timelineCounts(): Promise<undefined> {
-    return Promise.resolve(undefined);
+  /** Active and new users from the activity kept at load; the other counts are SQL. */
+  timelineCounts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
+    return this.activity.counts(query);
   }
 
   timelinesBuilt(): Promise<void> {
@@ -438,6 +447,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
         if (devices.length > 0) await this.mutate('identity_devices', `DELETE WHERE app_id = ${Math.trunc(appId)} AND device_id IN (${devices.map(literal).join(', ')})`);
         for (const table of ['events', 'profiles', 'profile_versions', 'identity_users']) await this.mutate(table, `DELETE WHERE ${condition}`);
         await this.reporting.scrub(appId, svcIds);
+        await this.activity.remove(appId, svcIds);
       }
       await this.entities.recordScrub(appId, day, svcIds, today);
       this.identities.forget(appId, new Set(svcIds));

@@ -18,7 +18,7 @@ import { Readable } from 'node:stream';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { rowBinaryEncoder } from './row-binary.js';
-import { ENGINE_TABLES, LOAD_OWNERSHIP_TABLES, REPORTING_TABLES, splitProperties } from './tables.js';
+import { ENGINE_TABLES, LOAD_OWNERSHIP_TABLES, REPORTING_TABLES, splitProperties, USER_ACTIVITY_TABLES } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -61,7 +61,7 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries
  * an added column skipped when it exists),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES, REPORTING_TABLES, LOAD_OWNERSHIP_TABLES];
+export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES, REPORTING_TABLES, LOAD_OWNERSHIP_TABLES, USER_ACTIVITY_TABLES];
 
 const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
 

@@ -3,7 +3,8 @@
 // segment's version (the tables are append-only, tables.ts).
 import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfiles } from '../profiles.js';
 import type { ClickHouseEvents, ResolvedEvent } from './events.js';
-import { insertRows, integers, literal } from './statements.js';
+import { insertRows } from './statements.js';
+import { integers, literal } from './sql-text.js';
 import { splitProperties } from './tables.js';
 
 export interface Profile {

@@ -2,7 +2,8 @@
 // writes them: cohort memberships and the mirror of the shared store's user mappings, each row
 // versioned by the engine's clock (the latest version of a key is its state).
 import type { ClickHouseEvents } from './events.js';
-import { insertRows, integers, literal, mutate } from './statements.js';
+import { insertRows, mutate } from './statements.js';
+import { integers, literal } from './sql-text.js';
 import { currentCohortMembers } from './tables.js';
 
 /** A user mapping as mirrored: project, from `svc_id`, to `svc_id` (null: unmapped), anything after. */

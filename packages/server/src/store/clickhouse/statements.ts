@@ -1,13 +1,9 @@
-// SQL text and statements of the ClickHouse engine: literals, inserts of JSON rows, and
+// Statements of the ClickHouse engine: inserts of JSON rows, and
 // mutations waited for (18.16 runs them in the background, without `mutations_sync`).
 import type { ClickHouseEvents } from './events.js';
+import { literal } from './sql-text.js';
 
 type Row = Record<string, unknown>;
-
-/** A ClickHouse string literal. */
-export const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-export const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
-export const quoted = (column: string) => `\`${column.replace(/`/g, '')}\``;
 
 /** Inserts the rows (none: no statement) in one INSERT. */
 export function insertRows(store: ClickHouseEvents, table: string, values: Row[]): Promise<unknown> {

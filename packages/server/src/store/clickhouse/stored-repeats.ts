@@ -7,7 +7,7 @@
 // own segments from others' and always asks.
 import type { ClickHouseEvents } from './events.js';
 import type { SegmentScan } from './segment-lines.js';
-import { literal } from './statements.js';
+import { literal } from './sql-text.js';
 
 /**
  * Whether another journal than `journalId` loaded events of the project at or after `since`

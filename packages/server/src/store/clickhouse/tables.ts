@@ -5,6 +5,9 @@
 // (no row in `loaded_segments`) are deleted before it loads again. Rows written outside a
 // segment (user mappings) carry an empty segment name. The latest row of a key is the one of
 // the highest `version` (the ingestion order of the segment that wrote it).
+import { INACTIVE_EVENT_TYPES } from '../../model/query.js';
+import { literal } from './sql-text.js';
+
 export const ENGINE_TABLES: readonly string[] = [
   "ALTER TABLE events ADD COLUMN segment String DEFAULT ''",
   'CREATE TABLE IF NOT EXISTS loaded_segments (name String, last_ingest_seq Int64, loaded_at UInt64) ENGINE = MergeTree() ORDER BY name',
@@ -50,6 +53,39 @@ export const REPORTING_TABLES: readonly string[] = [
  * loads made before loads were per project, which every project's readers take into account).
  */
 export const LOAD_OWNERSHIP_TABLES: readonly string[] = ['ALTER TABLE loaded_segments ADD COLUMN app_id Int32 DEFAULT 0'];
+
+const ACTIVITY_HOUR_MS = 3_600_000;
+const ACTIVITY_DAY_MS = 86_400_000;
+/** The UTC day of an epoch-ms `time` column, rounded down (times before 1970 too). */
+const UTC_DAY = `toInt32(if(time < 0, intDiv(time + 1, ${ACTIVITY_DAY_MS}) - 1, intDiv(time, ${ACTIVITY_DAY_MS})))`;
+/**
+ * An event's places in `user_days`: a row's mask holds the hours of its UTC day and of the next
+ * (48 bits), so that every local day (offsets within a day of UTC) lies whole in the row of the
+ * UTC day it starts in. `(…) AS alias` inside the expression: 18.16's views take no subquery.
+ */
+const PLACES = `arrayJoin([tuple(${UTC_DAY} AS utc_day, bitShiftLeft(toUInt64(1), toUInt8(intDiv(time - utc_day * ${ACTIVITY_DAY_MS}, ${ACTIVITY_HOUR_MS}))) AS hour_bit), tuple(utc_day - 1, bitShiftLeft(hour_bit, 24))])`;
+const ACTIVE = `event_type NOT IN (${INACTIVE_EVENT_TYPES.map(literal).join(', ')})`;
+
+/**
+ * What the views insert for a block of events (and a rebuild for some projects' events).
+ * `ifNull(svc_id, 0) AS svc_id` filtered on `!= 0`: 18.16 resolves the alias before the column
+ * in WHERE, and svc_ids start at 1, so events of no user are left out either way.
+ */
+export const userDaysOf = (where = '') =>
+  `SELECT app_id, toInt32(tupleElement(${PLACES} AS place, 1)) AS day, ifNull(svc_id, 0) AS svc_id,
+     groupBitOrState(if(${ACTIVE}, tupleElement(place, 2), toUInt64(0))) AS active_hours, groupBitOrState(tupleElement(place, 2)) AS all_hours
+   FROM events WHERE svc_id != 0${where} GROUP BY app_id, day, svc_id`;
+export const userFirstsOf = (where = '') => `SELECT app_id, ifNull(svc_id, 0) AS svc_id, minState(time) AS first_time FROM events WHERE svc_id != 0${where} GROUP BY app_id, svc_id`;
+
+/** Migration 5 (user-activity.ts): the tables, their views, and the events stored before them. */
+export const USER_ACTIVITY_TABLES: readonly string[] = [
+  'CREATE TABLE IF NOT EXISTS user_days (app_id Int32, day Int32, svc_id Int64, active_hours AggregateFunction(groupBitOr, UInt64), all_hours AggregateFunction(groupBitOr, UInt64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, day, svc_id)',
+  'CREATE TABLE IF NOT EXISTS user_firsts (app_id Int32, svc_id Int64, first_time AggregateFunction(min, Int64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, svc_id)',
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_days_feed TO user_days AS ${userDaysOf()}`,
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_firsts_feed TO user_firsts AS ${userFirstsOf()}`,
+  `INSERT INTO user_days ${userDaysOf()}`,
+  `INSERT INTO user_firsts ${userFirstsOf()}`,
+];
 
 /** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */
 export function splitProperties(properties: Record<string, unknown> | null): [string[], string[]] {

@@ -3,27 +3,24 @@
 // and merges, profiles and their versions, group profiles, attribution holds, insert ids,
 // advertising ids, deletion scrubs, user mappings and feedback; reloads and a load cut short
 // never count a segment twice.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type ClickHouseServer, startClickHouse } from '../../../../../scripts/clickhouse/start.mjs';
-import { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
+import type { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
 import { currentUserMappings } from '../../../src/store/clickhouse/tables.js';
-import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
+import type { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
 import { EVENT_COLUMNS, journalLine } from '../../../src/store/journal-line.js';
 import type { Engine, JournalRecord, StoredEvent } from '../../../src/store/types.js';
-import { memorySession } from './memory-session.js';
+import { EnginePair } from './engines.js';
 
 const APP = 3;
 const T0 = Date.UTC(2026, 2, 30, 12);
 const DATABASE = 'engine_test';
 
-let clickhouse: ClickHouseServer;
+let pair: EnginePair;
 let dir: string;
 let duck: DuckDbEngine;
 let ch: ClickHouseEngine;
-let session: Awaited<ReturnType<typeof memorySession>>;
 let segments = 0;
 
 function event(fields: Partial<StoredEvent>): StoredEvent {
@@ -85,27 +82,16 @@ async function allOf<T>(chunks: AsyncIterable<T[]>): Promise<T[]> {
 }
 
 async function reopen(): Promise<void> {
-  await duck.close();
-  await ch.close();
-  duck = await DuckDbEngine.open(dir);
-  ch = await ClickHouseEngine.open({ url: clickhouse.url, database: DATABASE }, session);
+  await pair.reopen();
+  ({ duck, ch } = pair);
 }
 
 beforeAll(async () => {
-  clickhouse = await startClickHouse();
-  dir = mkdtempSync(join(tmpdir(), 'svc-chengine-'));
-  session = await memorySession();
-  duck = await DuckDbEngine.open(dir);
-  ch = await ClickHouseEngine.open({ url: clickhouse.url, database: DATABASE }, session);
+  pair = await EnginePair.open(DATABASE);
+  ({ dir, duck, ch } = pair);
 }, 60_000);
 
-afterAll(async () => {
-  await duck?.close();
-  await ch?.close();
-  session?.close();
-  await clickhouse?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => pair?.close());
 
 describe('ClickHouseEngine answers as DuckDbEngine', () => {
   test('segments: identities, merges, profiles and versions, group profiles, holds', async () => {
@@ -279,11 +265,5 @@ function renumbered(answers: Awaited<ReturnType<typeof state>>) {
   };
 }
 
-async function command(sql: string): Promise<void> {
-  const response = await fetch(`${clickhouse.url}/?database=${DATABASE}`, { method: 'POST', body: sql });
-  if (!response.ok) throw new Error(await response.text());
-}
-
-async function waitForMutations(): Promise<void> {
-  while (Number((await ch.query('SELECT count() AS n FROM system.mutations WHERE is_done = 0'))[0]!.n) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-}
+const command = (sql: string) => pair.command(sql);
+const waitForMutations = () => pair.waitForMutations();

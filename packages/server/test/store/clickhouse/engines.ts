@@ -19,6 +19,50 @@ export interface Engines {
   close(): Promise<void>;
 }
 
+/** Both engines over an empty data directory and database (entities in an in-memory session); `reopen` restarts them on the same data. */
+export class EnginePair implements Engines {
+  private constructor(
+    readonly clickhouse: ClickHouseServer,
+    readonly dir: string,
+    readonly database: string,
+    private readonly session: Awaited<ReturnType<typeof memorySession>>,
+    public duck: DuckDbEngine,
+    public ch: ClickHouseEngine,
+  ) {}
+
+  static async open(database: string): Promise<EnginePair> {
+    const clickhouse = await startClickHouse();
+    const dir = mkdtempSync(join(tmpdir(), `svc-ch-${database}-`));
+    const session = await memorySession();
+    return new EnginePair(clickhouse, dir, database, session, await DuckDbEngine.open(dir), await ClickHouseEngine.open({ url: clickhouse.url, database }, session));
+  }
+
+  async reopen(): Promise<void> {
+    await this.duck.close();
+    await this.ch.close();
+    this.duck = await DuckDbEngine.open(this.dir);
+    this.ch = await ClickHouseEngine.open({ url: this.clickhouse.url, database: this.database }, this.session);
+  }
+
+  /** A statement on the ClickHouse database, outside the engine (a crash's traces, say). */
+  async command(sql: string): Promise<void> {
+    const response = await fetch(`${this.clickhouse.url}/?database=${this.database}`, { method: 'POST', body: sql });
+    if (!response.ok) throw new Error(await response.text());
+  }
+
+  async waitForMutations(): Promise<void> {
+    while (Number((await this.ch.query('SELECT count() AS n FROM system.mutations WHERE is_done = 0'))[0]!.n) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  async close(): Promise<void> {
+    await this.ch.close();
+    this.session.close();
+    await this.duck.close();
+    await this.clickhouse.stop();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
 /** An upload as stored after the ingestion rules (the fields the seeded datasets use). */
 export function stored(upload: UploadEvent, index: number, appId: number, uploadedAt: number): StoredEvent {
   const event = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null])) as unknown as StoredEvent;
@@ -26,25 +70,10 @@ export function stored(upload: UploadEvent, index: number, appId: number, upload
 }
 
 export async function loadEngines(events: StoredEvent[], database: string): Promise<Engines> {
-  const clickhouse = await startClickHouse();
-  const dir = mkdtempSync(join(tmpdir(), `svc-ch-${database}-`));
-  const duck = await DuckDbEngine.open(dir);
-  const segment = join(dir, 'segment-1.jsonl');
-  writeFileSync(segment, `${events.map((event) => duck.journalLine(event)).join('\n')}\n`);
-  await duck.loadSegment(segment, 'segment-1');
-  const session = await memorySession();
-  const ch = await ClickHouseEngine.open({ url: clickhouse.url, database }, session);
-  await ch.loadSegment(segment, 'segment-1');
-  return {
-    clickhouse,
-    ch,
-    duck,
-    async close() {
-      await ch.close();
-      session.close();
-      await duck.close();
-      await clickhouse.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const pair = await EnginePair.open(database);
+  const segment = join(pair.dir, 'segment-1.jsonl');
+  writeFileSync(segment, `${events.map((event) => pair.duck.journalLine(event)).join('\n')}\n`);
+  await pair.duck.loadSegment(segment, 'segment-1');
+  await pair.ch.loadSegment(segment, 'segment-1');
+  return pair;
 }

@@ -1,0 +1,122 @@
+// Active and new users on ClickHouse from the activity kept at load (user-activity.ts) equal
+// DuckDB's answers by SQL over the events, in zones of whole-hour offsets (daylight saving
+// included) per day, week and month; a half-hour zone is left to the SQL. They stay equal
+// after anonymous users merge into users known from an earlier segment, after a deletion job,
+// and after a load cut short (of users of its own) is removed and loaded again.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { reportRange } from '../../../src/model/time.js';
+import type { RunnerContext } from '../../../src/reporting/runners/context.js';
+import { userCounts } from '../../../src/reporting/runners/users.js';
+import { ClickHouseDialect } from '../../../src/store/clickhouse/dialect.js';
+import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
+import { generateEvents } from '../../reporting/dataset.js';
+import { EnginePair, stored } from './engines.js';
+
+const APP = 5;
+const START = Date.UTC(2026, 1, 20);
+const DAY = 86_400_000;
+const DATABASE = 'activity';
+// New York changes to summer time on Mar 8; London on Mar 29, when the UTC day holds the starts
+// of two local days; Kolkata is 5:30 ahead of UTC.
+const KEPT_ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Tokyo'];
+const HALF_HOUR_ZONE = 'Asia/Kolkata';
+
+let pair: EnginePair;
+
+const events = generateEvents({ users: 300, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY));
+/** Other users, other devices: a segment that merges nothing of the earlier ones. */
+const others = generateEvents({ seed: 7, users: 100, startMs: START, days: 40 }).map((upload, i) =>
+  stored({ ...upload, ...(upload.user_id ? { user_id: `late-${upload.user_id}` } : {}), ...(upload.device_id ? { device_id: `late-${upload.device_id}` } : {}) }, i, APP, START + 51 * DAY),
+);
+const SEGMENTS = [
+  // Anonymous events first: the next segment's identifications merge users the first one holds.
+  events.filter((e) => e.user_id === undefined || e.user_id === null),
+  events.filter((e) => e.user_id !== undefined && e.user_id !== null),
+  others,
+];
+
+async function loadBoth(index: number): Promise<string> {
+  const name = `segment-${index + 1}`;
+  const path = join(pair.dir, `${name}.jsonl`);
+  writeFileSync(path, `${SEGMENTS[index]!.map((event) => pair.duck.journalLine(event)).join('\n')}\n`);
+  for (const engine of [pair.duck, pair.ch]) await engine.loadSegment(path, name);
+  return path;
+}
+
+/** The active and new users of both engines: DuckDB's SQL over its events, ClickHouse's kept activity (and whether it answered). */
+async function bothAnswers(timeZone: string, metric: 'active' | 'new', interval: 'day' | 'week' | 'month') {
+  const common = { appId: APP, timeZone, now: () => START + 60 * DAY };
+  const reference: RunnerContext = { ...common, dialect: new DuckDbDialect({ userMappings: false }), query: (sql) => pair.duck.query(sql), queryChunks: (sql) => pair.duck.queryChunks(sql) };
+  let kept = false;
+  const onClickHouse: RunnerContext = {
+    ...common,
+    dialect: new ClickHouseDialect({ userMappings: false }),
+    query: (sql) => pair.ch.query(sql),
+    queryChunks: (sql) => pair.ch.queryChunks(sql),
+    timelineCounts: async (query) => {
+      const answer = await pair.ch.timelineCounts(query);
+      kept = answer !== undefined;
+      return answer;
+    },
+  };
+  const query = { range: reportRange(timeZone, '20260220', '20260331'), metric, interval, segment: [] };
+  return { expected: await userCounts(reference, query), actual: await userCounts(onClickHouse, query), kept };
+}
+
+async function expectAgreement(): Promise<void> {
+  for (const timeZone of KEPT_ZONES) {
+    for (const metric of ['active', 'new'] as const) {
+      for (const interval of ['day', 'week', 'month'] as const) {
+        const { expected, actual, kept } = await bothAnswers(timeZone, metric, interval);
+        expect(kept, `${metric} per ${interval} in ${timeZone} from the kept activity`).toBe(true);
+        expect(actual, `${metric} per ${interval} in ${timeZone}`).toEqual(expected);
+        expect(expected.series[0]!.collapsed, 'users counted').toBeGreaterThan(0);
+      }
+    }
+  }
+}
+
+beforeAll(async () => {
+  pair = await EnginePair.open(DATABASE);
+}, 60_000);
+
+afterAll(() => pair?.close());
+
+describe('active and new users from the activity kept at load', () => {
+  test('equal the SQL over the events, before and after merges into users of an earlier segment', async () => {
+    await loadBoth(0);
+    await expectAgreement();
+    await loadBoth(1);
+    const merges = await pair.ch.query('SELECT count() AS n FROM svc_merges');
+    expect(Number(merges[0]!.n), 'anonymous users merged').toBeGreaterThan(10);
+    await expectAgreement();
+  }, 300_000);
+
+  test('a zone whose days start on the half hour is answered by the SQL', async () => {
+    const { expected, actual, kept } = await bothAnswers(HALF_HOUR_ZONE, 'active', 'day');
+    expect(kept).toBe(false);
+    expect(actual).toEqual(expected);
+  }, 60_000);
+
+  test('a deletion job takes the users out', async () => {
+    const userIds = ['user-3', 'user-4', 'user-5'];
+    for (const engine of [pair.duck, pair.ch]) {
+      const svcIds = await engine.svcIdsOfUsers(APP, userIds);
+      await engine.addDeletionEntries(APP, '2026-04-02', [...svcIds.values()].map((svcId) => ({ svcId, requester: 'admin', requestedOnDay: '2026-03-31' })));
+      await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
+    }
+    await expectAgreement();
+  }, 300_000);
+
+  test('a load cut short is removed at the next open and loaded again: its users count once', async () => {
+    const path = await loadBoth(2);
+    // A crash after the events were inserted and before the load was recorded.
+    await pair.command(`ALTER TABLE loaded_segments DELETE WHERE name IN ('segment-3', 'segment-3#${APP}')`);
+    await pair.waitForMutations();
+    await pair.reopen();
+    await pair.ch.loadSegment(path, 'segment-3');
+    await expectAgreement();
+  }, 300_000);
+});
