@@ -354,6 +354,7 @@ export async function main(argv: string[]): Promise<void> {
     rules: insertIdWindowRule(values['insert-id-window-hours']),
     duckdbMemoryLimit: memoryLimit(values['duckdb-memory-limit']),
     timelineMemoryBytes: timelineMemory(values['timeline-memory']),
+    logClientErrors: true,
   });
   console.log(`svc-server (${region}, ${engine}) with data in ${dataDir}`);
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);

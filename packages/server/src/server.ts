@@ -105,6 +105,8 @@ export interface ServerConfig {
   deliveryMetricsLimits?: MetricsLimitFigures;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
+  /** A line in `log` for every 4xx answer, with its request id (as `svc-server start` does). */
+  logClientErrors?: boolean;
   /**
    * PostgreSQL for the entity tables (annotations, cohorts, taxonomy, streaming, replays) and
    * the reporting limits, which several server processes can share; the engine's own tables
@@ -368,6 +370,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     clock,
     connectionLimits,
     corsOrigins: config.corsOrigins ?? [],
+    logClientErrors: config.logClientErrors ?? false,
   };
 
   const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts

@@ -125,7 +125,9 @@ const auth = { authorization: `Basic ${Buffer.from(`${project.api_key}:${project
 const range = 'start=20261001&end=20261030';
 const e = (spec) => encodeURIComponent(JSON.stringify(spec));
 const inRange = `app_id = ${project.app_id} AND time >= ${START} AND time < ${START + DAYS * DAY}`;
-const day = { duckdb: 'date_trunc(\'day\', make_timestamp(time * 1000))', clickhouse: 'toDate(toDateTime(intDiv(time, 1000), \'UTC\'))' };
+/** The UTC day of an epoch-ms column, in each engine's SQL. */
+const dayOf = { duckdb: (column) => `date_trunc('day', make_timestamp(${column} * 1000))`, clickhouse: (column) => `toDate(toDateTime(intDiv(${column}, 1000), 'UTC'))` };
+const day = { duckdb: dayOf.duckdb('time'), clickhouse: dayOf.clickhouse('time') };
 const sessionsInRange = `app_id = ${project.app_id} AND session_id >= ${START} AND session_id < ${START + DAYS * DAY}`;
 const FUNNEL_WINDOW = DAY;
 const itemIdText = `visitParamExtractString(concat('{"k":', property_values[indexOf(property_keys, 'item_id')], '}'), 'k')`;
@@ -183,7 +185,9 @@ function retentionAgrees(answer, rows) {
  * the whole range left out): true, or the first day that differs.
  */
 function perDayAgrees(answer, rows) {
-  const counts = new Map(rows.filter((row) => row.d !== null && row.d !== '0000-00-00').map((row) => [String(row.d).slice(0, 10), Number(row.users)]));
+  // DuckDB's rows hold the day as a Date, ClickHouse's as its text.
+  const label = (d) => (d instanceof Date ? d.toISOString() : String(d)).slice(0, 10);
+  const counts = new Map(rows.filter((row) => row.d !== null && row.d !== '0000-00-00').map((row) => [label(row.d), Number(row.users)]));
   const { xValues, series } = answer.data;
   const differing = xValues.findIndex((day, i) => (counts.get(day) ?? 0) !== series[0][i]);
   return differing < 0 || `${xValues[differing]}: the endpoint's ${series[0][differing]}, the hand SQL's ${counts.get(xValues[differing]) ?? 0}`;
@@ -289,9 +293,9 @@ const allCases = [
     name: 'new users/day',
     path: `/api/2/users?${range}&m=new`,
     // Users whose first event ever (any type) is in the range, per day of it.
-    duckdb: perDayAndWhole(`SELECT ${day.duckdb.replace('time', 'f')} AS d, svc_id FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
+    duckdb: perDayAndWhole(`SELECT ${dayOf.duckdb('f')} AS d, svc_id FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
       WHERE f >= ${START} AND f < ${START + DAYS * DAY}`),
-    clickhouse: `SELECT ${day.clickhouse.replace('time', 'f')} AS d, count() AS users FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
+    clickhouse: `SELECT ${dayOf.clickhouse('f')} AS d, count() AS users FROM (SELECT svc_id, min(time) AS f FROM events WHERE app_id = ${project.app_id} AND svc_id IS NOT NULL GROUP BY svc_id)
       WHERE f >= ${START} AND f < ${START + DAYS * DAY} GROUP BY d WITH TOTALS`,
     agrees: { duckdb: perDayAgrees, clickhouse: perDayAgrees },
   },

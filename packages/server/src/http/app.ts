@@ -95,6 +95,8 @@ export interface AppOptions {
   logger?: boolean;
   /** The server's log: every answer of 500 is written to it with its cause. */
   log: (message: string) => void;
+  /** Also a line for every 4xx answer: request id, method, path (no query: it may hold keys), status. */
+  logClientErrors?: boolean;
   /** Time of receipt of a request, ms (tests move it). */
   clock: () => number;
   connectionLimits: ConnectionLimits;
@@ -127,6 +129,9 @@ function byLocation(params: Map<string, unknown>, location: string): Record<stri
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 /** The parsed body of a request whose body is not UTF-8. */
 const NOT_UTF8 = Symbol('not UTF-8');
+
+/** What the typed client reads of an answer: the request id and how long to wait before a retry. */
+const EXPOSED_HEADERS = ['X-Request-Id', 'Retry-After'];
 
 /** The value of `Access-Control-Allow-Origin` for a request's origin, if it is allowed. */
 function allowedOrigin(policy: CorsPolicy, origin: string, configured: readonly string[]): string | undefined {
@@ -211,6 +216,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return reply.code(status).send({ code: status, error: status >= 500 ? 'Internal server error' : failure.message });
   });
 
+  if (options.logClientErrors) {
+    app.addHook('onResponse', async (request, reply) => {
+      if (reply.statusCode >= 400 && reply.statusCode < 500) options.log(`request ${request.id}: ${request.method} ${request.url.split('?')[0]} answered ${reply.statusCode}`);
+    });
+  }
+
   // Every answer to a page of an allowed origin, errors included, can be read by it.
   app.addHook('onSend', async (request, reply, payload) => {
     const policy = request.routeOptions.config.cors;
@@ -219,6 +230,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     if (allowed) {
       reply.header('access-control-allow-origin', allowed);
       if (allowed !== '*') reply.header('access-control-allow-credentials', 'true').header('vary', 'Origin');
+      // Headers a browser page may read besides the safelisted ones (a handler may name more).
+      const named = reply.getHeader('access-control-expose-headers');
+      reply.header('access-control-expose-headers', [...(named === undefined ? [] : [String(named)]), ...EXPOSED_HEADERS].join(', '));
     }
     return payload;
   });

@@ -26,7 +26,7 @@ const logged: string[] = [];
 const acknowledged = new Map<number, Set<string>>();
 
 const start = () =>
-  startServer({ dataDir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY, loadIntervalMs: 100, connectionLimits: LIMITS, corsOrigins: [TRUSTED_ORIGIN], log: (m) => logged.push(m) });
+  startServer({ dataDir, host: '127.0.0.1', port: 0, ...TEST_PRIORITY, loadIntervalMs: 100, connectionLimits: LIMITS, corsOrigins: [TRUSTED_ORIGIN], log: (m) => logged.push(m), logClientErrors: true });
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-abuse-'));
@@ -300,6 +300,13 @@ describe('journal records the store refuses are quarantined, never blocking othe
   });
 });
 
+test('a 4xx answer is logged with its request id, without the query string', async () => {
+  const answer = await send(`${url('/batch')}?api_key=hidden`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'trace-4xx-1' }, body: '{}' });
+  expect(answer.status).toBe(400);
+  expect(logged).toContain('request trace-4xx-1: POST /batch answered 400');
+  expect(logged.some((line) => line.includes('hidden'))).toBe(false);
+});
+
 describe('browsers (CORS)', () => {
   const preflight = (base: string, path: string, origin: string) =>
     fetch(`${base}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
@@ -313,8 +320,12 @@ describe('browsers (CORS)', () => {
     const post = await send(url('/batch'), { method: 'POST', headers: { origin: 'https://shop.example.org', 'content-type': 'application/json' }, body: '{}' });
     expect(post.status).toBe(400);
     expect(post.headers.get('access-control-allow-origin')).toBe('*');
+    // The page can read the request id and Retry-After, of errors and of answers.
+    expect(post.headers.get('access-control-expose-headers')).toBe('X-Request-Id, Retry-After');
     const flags = await send(`${server.urls.experiment}/sdk/v2/flags`, { headers: { origin: 'https://shop.example.org', authorization: `Api-Key ${deployment.key}` } });
     expect(flags.headers.get('access-control-allow-origin')).toBe('*');
+    expect(flags.status).toBe(200);
+    expect(flags.headers.get('access-control-expose-headers')).toBe('X-Request-Id, Retry-After');
   });
 
   test('app-host operations: only configured origins, with credentials', async () => {
