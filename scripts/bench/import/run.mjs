@@ -5,7 +5,9 @@
 // then `svc-server import` (a process of its own, as a user runs it) sends the archive to the
 // server's next empty project, once per run. Printed: the archive's size, the import throughput
 // (events stored per second of the command's wall time: median of the runs, and each run) and
-// the machine's load average.
+// the machine's load average. Each run is a round trip: once the server has loaded what the
+// import sent, the target project's events and users of the day (segmentation's totals and
+// uniques of every event) must be the source's.
 //   node scripts/bench/import/run.mjs [--events 1000000] [--runs 3] [--users 100000] [--concurrency 4]
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -22,6 +24,29 @@ const { values } = parseArgs({ options: { events: { type: 'string', default: '10
 const EVENTS = Number(values.events);
 const RUNS = Number(values.runs);
 const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
+const basic = (project) => ({ authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` });
+
+/** A project's events and users of the seeded day (every event type), as reporting counts them. */
+async function dayFigures(url, project) {
+  const figure = async (metric) => {
+    const answer = await fetch(`${url}/api/2/events/segmentation?start=20261120&end=20261120&m=${metric}&e=${encodeURIComponent('{"event_type":"_all"}')}`, { headers: basic(project) });
+    if (answer.status !== 200) throw new Error(`segmentation answered ${answer.status}: ${await answer.text()}`);
+    return (await answer.json()).data.seriesCollapsed[0][0].value;
+  };
+  return { events: await figure('totals'), users: await figure('uniques') };
+}
+
+/** The target's figures once they are the source's (its loads catch up), or an error after `waitMs`. */
+async function roundTrip(url, source, target, waitMs = 600_000) {
+  const expected = await dayFigures(url, source);
+  const deadline = performance.now() + waitMs;
+  for (;;) {
+    const found = await dayFigures(url, target);
+    if (found.events === expected.events && found.users === expected.users) return found;
+    if (performance.now() > deadline || found.events > expected.events) throw new Error(`round trip: the source has ${JSON.stringify(expected)}, the target ${JSON.stringify(found)}`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+}
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-import-'));
 const tenancy = new Tenancy(dataDir);
@@ -45,7 +70,7 @@ console.log(`dataset: ${EVENTS.toLocaleString()} events over 24 hours of server 
 const { child, url } = await startServerOn(dataDir);
 try {
   const archive = join(dataDir, 'export.zip');
-  const response = await fetch(`${url}/api/2/export?start=20261120T00&end=20261120T23`, { headers: { authorization: `Basic ${Buffer.from(`${source.api_key}:${source.secret_key}`).toString('base64')}` } });
+  const response = await fetch(`${url}/api/2/export?start=20261120T00&end=20261120T23`, { headers: basic(source) });
   if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
   await pipeline(Readable.fromWeb(response.body), createWriteStream(archive));
   console.log(`archive: ${(statSync(archive).size / 2 ** 20).toFixed(1)} MB`);
@@ -56,6 +81,9 @@ try {
     if (stored !== EVENTS) throw new Error(`the import stored ${stored} events, not ${EVENTS}:\n${output}`);
     rates.push(EVENTS / seconds);
     console.log(`run ${run + 1}: ${seconds.toFixed(1)} s, ${Math.round(EVENTS / seconds).toLocaleString()} events/s`);
+    const loaded = performance.now();
+    const { events, users } = await roundTrip(url, source, target);
+    console.log(`run ${run + 1}: round trip: the target holds the source's ${events.toLocaleString()} events of ${users.toLocaleString()} users (loaded ${((performance.now() - loaded) / 1000).toFixed(0)} s after the import ended)`);
   }
   console.log(
     `import throughput: median ${Math.round(median(rates)).toLocaleString()} events/s over ${RUNS} runs of ${EVENTS.toLocaleString()} events (concurrency ${values.concurrency}); load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')} on ${availableParallelism()} CPUs`,
