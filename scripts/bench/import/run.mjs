@@ -1,16 +1,17 @@
 // Import benchmark: a seeded day of events (default 1,000,000, spread over its 24 hours of server
 // upload time, as the export benchmark's) loaded through the journal loader into a fresh data
 // directory with a source project and one empty project per run; the server (`svc-server start`
-// on it, DuckDB, a process of its own) exports the day through GET /api/2/export into a zip,
-// then `svc-server import` (a process of its own, as a user runs it) sends the archive to the
-// server's next empty project, once per run. Printed: the archive's size, the import throughput
+// on it, DuckDB, a process of its own) exports the day through GET /api/2/export into zips of
+// `--export-hours` hours each (an export is at most 4 GB: 10 million events need 6-hour parts),
+// then `svc-server import` (a process of its own, as a user runs it) sends the folder of
+// archives to the server's next empty project, once per run. Printed: the archive's size, the import throughput
 // (events stored per second of the command's wall time: median of the runs, and each run) and
 // the machine's load average. Each run is a round trip: once the server has loaded what the
 // import sent, the target project's events and users of the day (segmentation's totals and
 // uniques of every event) must be the source's.
-//   node scripts/bench/import/run.mjs [--events 1000000] [--runs 3] [--users 100000] [--concurrency 4]
+//   node scripts/bench/import/run.mjs [--events 1000000] [--runs 3] [--users 100000] [--concurrency 4] [--export-hours 24]
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,7 +21,7 @@ import { Tenancy } from '../../../packages/server/dist/index.js';
 import { loadSeededDay } from '../support/seeded-load.mjs';
 import { serverBin, serverFlags, startServerOn } from '../support/server-flags.mjs';
 
-const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' }, users: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '4' } } });
+const { values } = parseArgs({ options: { events: { type: 'string', default: '1000000' }, runs: { type: 'string', default: '3' }, users: { type: 'string', default: '100000' }, concurrency: { type: 'string', default: '4' }, 'export-hours': { type: 'string', default: '24' } } });
 const EVENTS = Number(values.events);
 const RUNS = Number(values.runs);
 const median = (numbers) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
@@ -69,11 +70,19 @@ const loadSeconds = await loadSeededDay(dataDir, source.app_id, EVENTS, Number(v
 console.log(`dataset: ${EVENTS.toLocaleString()} events over 24 hours of server upload time, loaded in ${loadSeconds.toFixed(0)} s`);
 const { child, url } = await startServerOn(dataDir);
 try {
-  const archive = join(dataDir, 'export.zip');
-  const response = await fetch(`${url}/api/2/export?start=20261120T00&end=20261120T23`, { headers: basic(source) });
-  if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
-  await pipeline(Readable.fromWeb(response.body), createWriteStream(archive));
-  console.log(`archive: ${(statSync(archive).size / 2 ** 20).toFixed(1)} MB`);
+  const archive = join(dataDir, 'export');
+  mkdirSync(archive);
+  const hours = Number(values['export-hours']);
+  const hour = (h) => `20261120T${String(h).padStart(2, '0')}`;
+  const exportStarted = performance.now();
+  for (let first = 0; first < 24; first += hours) {
+    const response = await fetch(`${url}/api/2/export?start=${hour(first)}&end=${hour(Math.min(23, first + hours - 1))}`, { headers: basic(source) });
+    if (response.status !== 200) throw new Error(`export answered ${response.status}: ${await response.text()}`);
+    await pipeline(Readable.fromWeb(response.body), createWriteStream(join(archive, `${hour(first)}.zip`)));
+  }
+  const exportSeconds = (performance.now() - exportStarted) / 1000;
+  const bytes = readdirSync(archive).reduce((sum, file) => sum + statSync(join(archive, file)).size, 0);
+  console.log(`archives: ${(bytes / 2 ** 20).toFixed(1)} MB in ${Math.ceil(24 / hours)} exports of ${hours} hours, exported in ${exportSeconds.toFixed(0)} s (${Math.round(EVENTS / exportSeconds).toLocaleString()} events/s)`);
   const rates = [];
   for (const [run, target] of targets.entries()) {
     const { seconds, output } = await runImport(archive, url, target.api_key, join(dataDir, `state-${run}.json`));

@@ -32,6 +32,7 @@ import { withoutStoredRepeats } from './stored-repeats.js';
 import { SEGMENT_TABLES } from './tables.js';
 import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js';
 import { UserActivity } from './user-activity.js';
+import { revertTornMerges } from './torn-merges.js';
 
 type Row = Record<string, unknown>;
 /** How this process loads next to others on the same database (defaults: it is the only one). */
@@ -128,8 +129,12 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     }
   }
 
-  /** Removes a torn load's rows; the projects' (`appIds`) activity is then that of their events left. */
+  /**
+   * Removes a torn load's rows, after giving rows it re-pointed to a user it created their own
+   * ids back; the projects' (`appIds`) activity is then that of their events left.
+   */
   private async removeSegment(name: string, appIds: readonly number[]): Promise<void> {
+    await revertTornMerges(this.store, (table, mutation) => this.mutate(table, mutation), name);
     for (const table of SEGMENT_TABLES) await this.mutate(table, `DELETE WHERE segment = ${literal(name)}`);
     await this.activity.rebuild(appIds);
   }

@@ -21,7 +21,7 @@ import { userDaysOf, userFirstsOf } from './tables.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-/** Longer ranges (in hours) are scanned: the bucket of each hour is written into the query. */
+/** Longer ranges (in hours) are scanned: each day of the range is written into the query. */
 const MAX_RANGE_HOURS = 24 * 370;
 /** The ids of users counted as 32-bit integers below this (exact, and twice as fast to count distinct). */
 const UINT32_IDS = 2 ** 32;
