@@ -7,12 +7,13 @@ cd "$(dirname "$0")/.."
 # Debian packages: Chromium; ClickHouse server and client (18.16 on Debian 12) for the second
 # storage engine, started per test run by scripts/clickhouse/start.mjs; PostgreSQL 15 for the
 # entities several server processes share, started per test run by scripts/postgres/start.mjs
-# (as the package's `postgres` user when run as root, through util-linux's setpriv); for the SDKs
+# (as the package's `postgres` user when run as root, through util-linux's setpriv); ZooKeeper
+# for replicated ClickHouse tables, started per test run by scripts/zookeeper/start.mjs; for the SDKs
 # (packages/sdk-python, packages/sdk-go) Java for openapi-generator, Debian's Python with the
 # generated client's dependencies, pip/setuptools/wheel to build the wheel offline and pytest,
 # and the Go toolchain.
 packages=(chromium
-  clickhouse-server clickhouse-client
+  clickhouse-server clickhouse-client zookeeper
   postgresql util-linux
   python3 python3-urllib3 python3-dateutil python3-six python3-certifi python3-pytest
   python3-pip python3-setuptools python3-wheel
@@ -32,6 +33,7 @@ java -version 2>&1 | head -1
 /usr/bin/python3 --version
 go version
 clickhouse-client --version
+echo "zookeeper $(dpkg-query -W -f='${Version}' zookeeper)"
 /usr/lib/postgresql/15/bin/postgres --version
 
 # Node 24 LTS where the machine's Node is older (Node 20's support ends April 2026): the npm

@@ -12,35 +12,38 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { freePort, supervise } from '../loopback.mjs';
 
 const SERVER = process.env.CLICKHOUSE_SERVER_BIN ?? '/usr/sbin/clickhouse-server';
 
-/** A port the kernel reports free on 127.0.0.1 (closed again before the server binds it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `<remote_servers>`: each cluster's shards, one server each (native TCP ports on 127.0.0.1). */
+/**
+ * `<remote_servers>`: each cluster's shards (native TCP ports on 127.0.0.1): a port is a shard of
+ * one server, an array of ports a shard of replicas that replicate themselves (internal_replication).
+ */
 const remoteServersXml = (clusters) =>
   Object.keys(clusters).length === 0
     ? ''
     : `<remote_servers>${Object.entries(clusters)
-        .map(([name, ports]) => `<${name}>${ports.map((port) => `<shard><replica><host>127.0.0.1</host><port>${port}</port></replica></shard>`).join('')}</${name}>`)
+        .map(([name, shards]) => {
+          const shardXml = (ports) =>
+            `<shard>${Array.isArray(ports) ? '<internal_replication>true</internal_replication>' : ''}${[ports].flat().map((port) => `<replica><host>127.0.0.1</host><port>${port}</port></replica>`).join('')}</shard>`;
+          return `<${name}>${shards.map(shardXml).join('')}</${name}>`;
+        })
         .join('')}</remote_servers>`;
 
-const configXml = (dir, httpPort, tcpPort, clusters) => `<?xml version="1.0"?>
+/** ZooKeeper (its client port on 127.0.0.1) and this server's macros, for replicated tables; fetches between replicas over the interserver port. */
+const replicationXml = (zookeeper, macros, interserverPort) =>
+  zookeeper === undefined
+    ? ''
+    : `<zookeeper><node><host>127.0.0.1</host><port>${zookeeper}</port></node><session_timeout_ms>6000</session_timeout_ms></zookeeper>
+  <macros>${Object.entries(macros).map(([name, value]) => `<${name}>${value}</${name}>`).join('')}</macros>
+  <interserver_http_host>127.0.0.1</interserver_http_host>
+  <interserver_http_port>${interserverPort}</interserver_http_port>`;
+
+const configXml = (dir, { http: httpPort, tcp: tcpPort, interserver }, clusters, zookeeper, macros) => `<?xml version="1.0"?>
 <yandex>
   <logger>
     <level>warning</level>
@@ -67,6 +70,7 @@ const configXml = (dir, httpPort, tcpPort, clusters) => `<?xml version="1.0"?>
   <keep_alive_timeout>30</keep_alive_timeout>
   <mlock_executable>false</mlock_executable>
   ${remoteServersXml(clusters)}
+  ${replicationXml(zookeeper, macros, interserver)}
 </yandex>
 `;
 
@@ -116,47 +120,39 @@ function answers(url) {
  * `dir` runs it on that directory's data (created if missing; the configuration is written
  * again with new ports) and keeps it: a benchmark's loaded tables are reused next time.
  * `clusters` names clusters of other servers (their native TCP ports, a shard each) for
- * Distributed tables; `settings` go into the default user's profile.
+ * Distributed tables; `settings` go into the default user's profile. `zookeeper` (a client port
+ * on 127.0.0.1) and `macros` (`shard`, `replica`) make it a replica for ReplicatedMergeTree
+ * tables. `ports` starts it again on the ports of an earlier start (with `dir`: a replica killed
+ * by `kill()` and restarted, which its peers find again where they knew it).
  */
-export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: givenDir, clusters = {}, settings = {} } = {}) {
+export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: givenDir, clusters = {}, settings = {}, zookeeper, macros = {}, ports: givenPorts } = {}) {
   const started = performance.now();
   const dir = givenDir ?? mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
   if (givenDir !== undefined) keep = true;
   for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true });
-  const [httpPort, tcpPort] = [await freePort(), await freePort()];
-  writeFileSync(join(dir, 'config.xml'), configXml(dir, httpPort, tcpPort, clusters));
+  const ports = givenPorts ?? { http: await freePort(), tcp: await freePort(), interserver: await freePort() };
+  const { http: httpPort, tcp: tcpPort } = ports;
+  writeFileSync(join(dir, 'config.xml'), configXml(dir, ports, clusters, zookeeper, macros));
   writeFileSync(join(dir, 'users.xml'), usersXml(settings));
   const child = spawn(SERVER, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     if (stderr.length < 20_000) stderr += chunk;
   });
-  let exited = null;
-  // If this process exits first (not killed by a signal it cannot handle), the server goes with it.
-  const killOnExit = () => {
-    child.kill('SIGKILL');
-    cleanUp();
-  };
-  process.on('exit', killOnExit);
-  const exit = new Promise((resolve) =>
-    child.on('exit', (code, signal) => {
-      process.off('exit', killOnExit);
-      resolve((exited = { code, signal }));
-    }),
-  );
-  const url = `http://127.0.0.1:${httpPort}`;
   const cleanUp = () => {
     if (!keep) rmSync(dir, { recursive: true, force: true });
   };
+  const { exit, exited, stop } = supervise(child, cleanUp);
+  const url = `http://127.0.0.1:${httpPort}`;
   const errorLog = () => {
     const file = join(dir, 'log', 'clickhouse-server.err.log');
     return existsSync(file) ? readFileSync(file, 'utf8').slice(-4000) : '';
   };
   while (!(await answers(url))) {
-    if (exited || performance.now() - started > timeoutMs) {
-      const why = exited ? `exited (${exited.code ?? exited.signal})` : `did not answer within ${timeoutMs} ms`;
+    if (exited() || performance.now() - started > timeoutMs) {
+      const why = exited() ? `exited (${exited().code ?? exited().signal})` : `did not answer within ${timeoutMs} ms`;
       const detail = `${stderr}\n${errorLog()}`.trim();
-      if (!exited) child.kill('SIGKILL');
+      if (!exited()) child.kill('SIGKILL');
       await exit;
       cleanUp();
       throw new Error(`clickhouse-server ${why}${detail ? `:\n${detail}` : ''}`);
@@ -164,18 +160,13 @@ export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: g
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const startMs = performance.now() - started;
-  let stopping;
-  const stop = () =>
-    (stopping ??= (async () => {
-      if (!exited) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exit;
-        clearTimeout(killer);
-      }
-      cleanUp();
-    })());
-  return { url, tcpPort, dir, pid: child.pid, startMs, stop };
+  /** Ends the process at once (SIGKILL), as a crash would, keeping its directory for a restart. */
+  const kill = async () => {
+    keep = true;
+    if (!exited()) child.kill('SIGKILL');
+    await exit;
+  };
+  return { url, tcpPort, ports, dir, pid: child.pid, startMs, stop, kill };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -19,7 +19,7 @@ import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
-                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL [--clickhouse-database NAME]] [--engine-nice idle|N]
+                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL... [--clickhouse-database NAME]] [--engine-nice idle|N]
                      [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR] [--insert-id-window-hours H] [--duckdb-memory-limit SIZE] [--timeline-memory SIZE]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
@@ -63,6 +63,9 @@ streaming and replays in PostgreSQL, which several server processes can share.
 (its HTTP URL, e.g. http://127.0.0.1:8123; database --clickhouse-database, default "default",
 created with its tables when missing) and needs --postgres-url for every other entity; the
 data directory still holds the journal, tenancy and flags. Embedded DuckDB is the default.
+--clickhouse-url given more than once names the replicas of one shard: the tables are
+replicated (each ClickHouse server needs ZooKeeper and the macros shard and replica), and the
+server turns to the next replica when the one in use does not answer (docs/engines.md).
 The engine runs in a child process at a lower priority than the server's, so that its loads
 and queries do not stall the answers to HTTP requests: --engine-nice idle (the default) runs it
 on the CPU time the server leaves (Linux's SCHED_IDLE; a server that keeps every CPU busy
@@ -100,7 +103,7 @@ const OPTIONS = {
   'event-types': { type: 'string' },
   'grace-hours': { type: 'string', default: '24' },
   engine: { type: 'string', default: 'duckdb' },
-  'clickhouse-url': { type: 'string' },
+  'clickhouse-url': { type: 'string', multiple: true },
   'clickhouse-database': { type: 'string' },
   'postgres-url': { type: 'string' },
   'engine-nice': { type: 'string' },
@@ -315,9 +318,10 @@ export async function main(argv: string[]): Promise<void> {
   // Files the commands write (tenancy, flags, charts) are the server's user's alone.
   process.umask(PRIVATE_MASK);
   if (command === 'admin' && rest[0] === 'mutations') {
-    if (!values['clickhouse-url']) throw new Error('admin mutations needs --clickhouse-url (and --clickhouse-database unless it is "default")');
+    if (!values['clickhouse-url']?.[0]) throw new Error('admin mutations needs --clickhouse-url (and --clickhouse-database unless it is "default")');
     const { reportPendingMutations } = await import('./store/clickhouse/mutation-report.js');
-    await reportPendingMutations(values['clickhouse-url'], values['clickhouse-database']);
+    // Replicas share their mutations: the first one's list is every replica's.
+    await reportPendingMutations(values['clickhouse-url'][0], values['clickhouse-database']);
     return;
   }
   if (command === 'admin') {
@@ -345,7 +349,8 @@ export async function main(argv: string[]): Promise<void> {
     rolePorts,
     corsOrigins: values['cors-origin'],
     engine,
-    clickhouseUrl: values['clickhouse-url'],
+    clickhouseUrl: values['clickhouse-url']?.[0],
+    clickhouseReplicaUrls: values['clickhouse-url']?.slice(1),
     clickhouseDatabase: values['clickhouse-database'],
     postgresUrl: values['postgres-url'],
     engineNice,

@@ -120,6 +120,8 @@ export interface ServerConfig {
   engine?: 'duckdb' | 'clickhouse';
   /** ClickHouse's HTTP URL (e.g. `http://127.0.0.1:8123`), with `engine: 'clickhouse'`. */
   clickhouseUrl?: string;
+  /** The HTTP URLs of the other replicas of `clickhouseUrl`'s shard: the tables are replicated (ClickHouseOptions.replicaUrls). */
+  clickhouseReplicaUrls?: string[];
   /** Created with the schema when missing; `default` when not given. */
   clickhouseDatabase?: string;
   /**
@@ -149,6 +151,7 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     engine: config.engine ?? 'duckdb',
     postgresUrl: config.postgresUrl,
     clickhouseUrl: config.clickhouseUrl,
+    clickhouseReplicaUrls: config.clickhouseReplicaUrls,
     clickhouseDatabase: config.clickhouseDatabase,
     insertIdWindowMs: config.rules?.insertIdWindowMs,
     duckdbMemoryLimit: config.duckdbMemoryLimit,

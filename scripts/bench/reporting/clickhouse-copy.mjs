@@ -68,7 +68,7 @@ async function copy(events, duckdbFile, appId, workDir) {
       await duckdb.run(`COPY (${select}) TO '${csv}' (HEADER false, NULLSTR '\\N')`);
       timings.exportMs += performance.now() - started;
       started = performance.now();
-      await drained(await events.client.exec({ query: `INSERT INTO ${table} (${columns}) FORMAT CSV`, values: createReadStream(csv) }));
+      await events.write(async (client) => drained(await client.exec({ query: `INSERT INTO ${table} (${columns}) FORMAT CSV`, values: createReadStream(csv) })));
       timings.insertMs += performance.now() - started;
       rmSync(csv);
     };
@@ -80,9 +80,9 @@ async function copy(events, duckdbFile, appId, workDir) {
     for (const [table, columns, select] of entityTables(Number(last))) await copyTable(table, columns, select);
     // One part per partition, as a long-running server's background merges would leave it.
     const started = performance.now();
-    for (const table of ['events', 'user_days', 'user_firsts']) await events.client.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    for (const table of ['events', 'user_days', 'user_firsts']) await events.command(`OPTIMIZE TABLE ${table} FINAL`);
     timings.mergeMs = performance.now() - started;
-    await events.client.insert({ table: 'loaded_segments', values: [{ name: COPY, last_ingest_seq: Number(last), loaded_at: Date.now() }], format: 'JSONEachRow' });
+    await events.write((client) => client.insert({ table: 'loaded_segments', values: [{ name: COPY, last_ingest_seq: Number(last), loaded_at: Date.now() }], format: 'JSONEachRow' }));
 
     const [expected] = await rows(`${CHECK.duckdb} ${where}`);
     const [copied] = await events.query(CHECK.clickhouse);
@@ -112,7 +112,7 @@ export async function openClickHouseCopy({ dataDir, appId }) {
     let figures = {};
     if (Number(complete) === 0) {
       // A copy cut short starts over, on an empty database and a server data directory without a journal.
-      await events.client.command({ query: `DROP DATABASE ${DATABASE}` });
+      await events.command(`DROP DATABASE ${DATABASE}`);
       await events.close();
       events = await ClickHouseEvents.open({ url: clickhouse.url, database: DATABASE });
       rmSync(serverDataDir, { recursive: true, force: true });

@@ -8,10 +8,11 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Codes of such failures: Node's for connections (refused, reset, cut, timed out),
- * PostgreSQL's for a server shutting down or starting and for connection failures, and the
- * engine's process ended under the call (store/worker/rpc.ts).
+ * PostgreSQL's for a server shutting down or starting and for connection failures, the
+ * engine's process ended under the call (store/worker/rpc.ts), and a ClickHouse replica that
+ * misses parts only replicas that do not answer hold (store/clickhouse/replicas.ts).
  */
-const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'SVC_PROCESS_ENDED']);
+const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'SVC_PROCESS_ENDED', 'SVC_REPLICA_BEHIND']);
 /** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse). */
 const MESSAGES = /^(Connection terminated|Client has encountered a connection error)|socket hang up/;
 

@@ -202,9 +202,11 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   /**
    * Catches up on what other processes loaded of these projects since this one's last load:
    * a project's loads take turns under its lock, so theirs are the loads recorded past this
-   * process's ingest_seq of the project. Their identity rows join the identities.
+   * process's ingest_seq of the project. Their identity rows join the identities. On replicas,
+   * the one in use first fetches what the others loaded through other replicas.
    */
   private async catchUp(appIds: readonly number[]): Promise<void> {
+    await this.store.fetchOtherReplicas();
     const past = appIds.map((appId) => `(app_id = ${Math.trunc(appId)} AND last_ingest_seq > ${Math.trunc(this.caughtUp.get(appId) ?? 0)})`).join(' OR ');
     const loaded = await this.store.query(`SELECT name, app_id, last_ingest_seq FROM loaded_segments WHERE ${past} ORDER BY last_ingest_seq`);
     if (loaded.length === 0) return;

@@ -17,7 +17,9 @@ import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickh
 import { Readable } from 'node:stream';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
+import { Replicas } from './replicas.js';
 import { rowBinaryEncoder } from './row-binary.js';
+import { migrate } from './schema.js';
 import { ENGINE_TABLES, LOAD_OWNERSHIP_TABLES, REPORTING_TABLES, splitProperties, USER_ACTIVITY_TABLES } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
@@ -57,17 +59,21 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries
   .join(', ')}) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(intDiv(time, 1000))) ORDER BY (app_id, event_type, time) SETTINGS index_granularity = 8192`;
 
 /**
- * The schema, one step per version: a step's statements are idempotent (`IF NOT EXISTS`, or
- * an added column skipped when it exists),
+ * The schema, one step per version (schema.ts runs them): a step's statements are idempotent
+ * (`IF NOT EXISTS`, an added column skipped when it exists, aggregate rows that may come twice),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
 export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES, REPORTING_TABLES, LOAD_OWNERSHIP_TABLES, USER_ACTIVITY_TABLES];
 
-const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
-
 export interface ClickHouseOptions {
   /** The server's HTTP URL, e.g. `http://127.0.0.1:8123`. */
   url: string;
+  /**
+   * The HTTP URLs of the other replicas of the shard `url` is a replica of: the tables are
+   * ReplicatedMergeTree (each server needs ZooKeeper and the macros `shard` and `replica`), and
+   * the engine moves to the next replica when the one in use does not answer (replicas.ts).
+   */
+  replicaUrls?: readonly string[];
   /** Created if missing; `default` when not given. */
   database?: string;
   /** Lines of a journal segment the engine parses and encodes at a time while loading it (default 2,000). */
@@ -99,54 +105,69 @@ const integer = (value: number) => {
   return String(value);
 };
 
+/** How long a replica is given to fetch what the others wrote before a load reads it. */
+const REPLICA_FETCH_TIME_LIMIT_MS = 30_000;
+
 /** How long a request to ClickHouse may take before the client gives up (one hour). */
 const REPORTING_QUERY_TIMEOUT_MS = 3_600_000;
 
 export class ClickHouseEvents {
-  private constructor(readonly client: ClickHouseClient) {}
+  private constructor(private readonly replicas: Replicas) {}
 
-  /** Connects, creates the database if missing and brings the schema to the latest version. */
+  /** Connects, creates the database where missing and brings the schema of each replica that answers to the latest version. */
   static async open(options: ClickHouseOptions): Promise<ClickHouseEvents> {
     const database = options.database ?? 'default';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`Not a database name: ${database}`);
+    const urls = [options.url, ...(options.replicaUrls ?? [])];
     const settings = {
       // 64-bit integers as JSON numbers (the values stored are below 2^53).
       output_format_json_quote_64bit_integers: 0 as const,
+      // A replicated table drops an insert of the same rows as one of its last 100 by default:
+      // a segment loaded again after its torn rows were deleted must be kept.
+      insert_deduplicate: 0 as const,
     };
     const log = { level: ClickHouseLogLevel.OFF };
-    const bootstrap = createClient({ url: options.url, log });
+    const replicated = urls.length > 1;
+    const bootstrap = new Replicas(urls.map((url) => createClient({ url, log })), urls, false);
     try {
-      await bootstrap.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+      const answering = await bootstrap.answering();
+      // None answers: the first one's failure says why.
+      if (answering.length === 0) await bootstrap.client.command({ query: 'SELECT 1' });
+      for (const client of answering) await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
     } finally {
       await bootstrap.close();
     }
     // The client's default 30 s cut reporting questions that DuckDB answers in time (session
     // lengths over 10M events took longer): a query runs as long as the engine needs, as on DuckDB.
-    const events = new ClickHouseEvents(createClient({ url: options.url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS }));
-    await events.migrate();
-    return events;
+    const replicas = new Replicas(urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS })), urls, replicated);
+    await migrate(await replicas.answering(), MIGRATIONS, database, replicated);
+    return new ClickHouseEvents(replicas);
   }
 
-  /** The schema version the database is at (0: nothing created yet). */
+  /** The schema version the database is at on the replica in use (0: nothing created yet). */
   async schemaVersion(): Promise<number> {
     const [row] = await this.query('SELECT max(version) AS version FROM schema_versions');
     return Number(row?.version ?? 0);
   }
 
-  private async migrate(): Promise<void> {
-    await this.client.command({ query: SCHEMA_VERSIONS });
-    for (let version = (await this.schemaVersion()) + 1; version <= MIGRATIONS.length; version++) {
-      for (const statement of MIGRATIONS[version - 1]!) if (!(await this.columnExists(statement))) await this.client.command({ query: statement });
-      await this.client.insert({ table: 'schema_versions', values: [{ version, applied_at: Date.now() }], format: 'JSONEachRow' });
-    }
+  /** Runs a read on the replica in use, or on the next ones when it does not answer. */
+  read<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
+    return this.replicas.read(call);
   }
 
-  /** Whether the statement adds a column that exists (18.16 has no `ADD COLUMN IF NOT EXISTS`). */
-  private async columnExists(statement: string): Promise<boolean> {
-    const added = /^ALTER TABLE (\w+) ADD COLUMN (\w+)/.exec(statement);
-    if (!added) return false;
-    const [row] = await this.query(`SELECT count() AS n FROM system.columns WHERE database = currentDatabase() AND table = '${added[1]}' AND name = '${added[2]}'`);
-    return Number(row!.n) > 0;
+  /** Runs a statement that changes data on the replica in use (on the next ones only when refused unsent). */
+  write<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
+    return this.replicas.write(call);
+  }
+
+  /** Waits until the replica in use holds what every replica wrote before now (replicas.ts); nothing on one server. */
+  fetchOtherReplicas(): Promise<void> {
+    return this.replicas.fetchOthers(REPLICA_FETCH_TIME_LIMIT_MS);
+  }
+
+  /** A statement without rows (ALTER, INSERT … SELECT). */
+  async command(sql: string): Promise<void> {
+    await this.write((client) => client.command({ query: sql }));
   }
 
   /**
@@ -167,14 +188,17 @@ export class ClickHouseEvents {
     async function* encoded() {
       for await (const events of chunks) yield encodeRows(events.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]));
     }
-    const result = await this.client.exec({
-      query: `INSERT INTO events (${[...insertColumns, ...EXTRA_COLUMNS].map(quote).join(', ')}) FORMAT RowBinary`,
-      values: Readable.from(encoded()),
-      // One block per partition however many rows the segment holds (the default splits at 1,048,576).
-      clickhouse_settings: { max_insert_block_size: String(Math.max(count, 1_048_576)) },
-    });
-    result.stream.resume();
-    await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
+    // The chunks are read as the request is sent: not sent again on another replica (the load fails and runs again).
+    await this.replicas.write(async (client) => {
+      const result = await client.exec({
+        query: `INSERT INTO events (${[...insertColumns, ...EXTRA_COLUMNS].map(quote).join(', ')}) FORMAT RowBinary`,
+        values: Readable.from(encoded()),
+        // One block per partition however many rows the segment holds (the default splits at 1,048,576).
+        clickhouse_settings: { max_insert_block_size: String(Math.max(count, 1_048_576)) },
+      });
+      result.stream.resume();
+      await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
+    }, true);
   }
 
   /** The project's events in ingestion order. */
@@ -185,18 +209,24 @@ export class ClickHouseEvents {
 
   /** Rows of a query (64-bit integers as numbers). */
   async query(sql: string): Promise<Row[]> {
-    const rows: Row[] = [];
-    for await (const chunk of this.queryChunks(sql)) for (const row of chunk) rows.push(row);
-    return rows;
+    return this.read(async (client) => {
+      const rows: Row[] = [];
+      const result = await client.query({ query: sql, format: 'JSONEachRow' });
+      for await (const chunk of result.stream<Row>()) for (const row of chunk) rows.push(row.json());
+      return rows;
+    });
   }
 
-  /** Rows of a large query, a chunk at a time as they arrive. */
+  /**
+   * Rows of a large query, a chunk at a time as they arrive; sent again on another replica
+   * only until the answer starts.
+   */
   async *queryChunks(sql: string): AsyncIterable<Row[]> {
-    const result = await this.client.query({ query: sql, format: 'JSONEachRow' });
+    const result = await this.read((client) => client.query({ query: sql, format: 'JSONEachRow' }));
     for await (const rows of result.stream<Row>()) yield rows.map((row) => row.json());
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  async close(): Promise<void> {
+    await this.replicas.close();
   }
 }

@@ -8,7 +8,7 @@ type Row = Record<string, unknown>;
 /** Inserts the rows (none: no statement) in one INSERT. */
 export function insertRows(store: ClickHouseEvents, table: string, values: Row[]): Promise<unknown> {
   if (values.length === 0) return Promise.resolve();
-  return store.client.insert({ table, values, format: 'JSONEachRow' });
+  return store.write((client) => client.insert({ table, values, format: 'JSONEachRow' }));
 }
 
 /**
@@ -31,13 +31,33 @@ export interface PendingMutation {
   command: string;
 }
 
-/** The mutations of the database (of `table` only, when given) not done yet, oldest first. */
+/**
+ * The mutations of the database (of `table` only, when given) not done yet, oldest first. Done
+ * means every active part that existed before the mutation holds it (its data version is at
+ * least the mutation's block number in its partition; '' stands for every partition), as
+ * `system.parts` tells, whatever `system.mutations` says: on replicas 18.16 leaves a mutation
+ * `is_done = 0` for good when an insert that drew a block number before it died unfinished,
+ * though every part has it.
+ */
 export async function pendingMutations(store: Pick<ClickHouseEvents, 'query'>, table?: string): Promise<PendingMutation[]> {
+  const ofTable = table === undefined ? '' : ` AND table = ${literal(table)}`;
   const rows = await store.query(
-    `SELECT table, mutation_id, command, toString(create_time) AS created, parts_to_do FROM system.mutations
-     WHERE database = currentDatabase() AND is_done = 0${table === undefined ? '' : ` AND table = ${literal(table)}`} ORDER BY create_time, mutation_id`,
+    `SELECT table, mutation_id, command, toString(create_time) AS created, parts_to_do, block_numbers.partition_id AS partitions, block_numbers.number AS blocks
+     FROM system.mutations WHERE database = currentDatabase() AND is_done = 0${ofTable} ORDER BY create_time, mutation_id`,
   );
-  return rows.map((m) => ({ table: String(m.table), id: String(m.mutation_id), created: String(m.created), partsToDo: Number(m.parts_to_do), command: String(m.command) }));
+  if (rows.length === 0) return [];
+  const parts = await store.query(
+    `SELECT table, partition_id, min_block_number, data_version FROM system.parts
+     WHERE database = currentDatabase() AND active AND table IN (${[...new Set(rows.map((m) => literal(String(m.table))))].join(', ')})`,
+  );
+  const needs = (m: Row) => {
+    const blocks = new Map((m.partitions as string[]).map((partition, i) => [partition, Number((m.blocks as unknown[])[i])]));
+    return parts.some((part) => {
+      const block = blocks.get(String(part.partition_id)) ?? blocks.get('');
+      return part.table === m.table && block !== undefined && Number(part.min_block_number) < block && Number(part.data_version) < block;
+    });
+  };
+  return rows.filter(needs).map((m) => ({ table: String(m.table), id: String(m.mutation_id), created: String(m.created), partsToDo: Number(m.parts_to_do), command: String(m.command) }));
 }
 
 /** A pending mutation in a line: id, creation time, parts to do, its command's start. */
@@ -45,7 +65,7 @@ export const describeMutation = (m: PendingMutation) => `${m.id} (created ${m.cr
 
 /** Runs a mutation and waits until every part of the table has it (and the table's earlier ones) applied, at most `timeLimitMs`. */
 export async function mutate(store: ClickHouseEvents, table: string, mutation: string, timeLimitMs = MUTATION_TIME_LIMIT_MS): Promise<void> {
-  await store.client.command({ query: `ALTER TABLE ${table} ${mutation}` });
+  await store.command(`ALTER TABLE ${table} ${mutation}`);
   const deadline = performance.now() + timeLimitMs;
   for (;;) {
     const pending = await pendingMutations(store, table);

@@ -40,9 +40,9 @@ export async function withoutStoredRepeats(store: ClickHouseEvents, scan: Segmen
   // The ids are literals in the query: room for a whole segment's (the defaults, 256 KiB of
   // text and 50,000 syntax elements, are less than a large segment needs).
   const room = { max_query_size: String(query.length + 1024), max_ast_elements: String(candidates.length + 1024), max_expanded_ast_elements: String(Math.max(500_000, candidates.length + 1024)) };
-  const result = await store.client.query({ query, format: 'JSONEachRow', clickhouse_settings: room });
+  const rows = await store.read(async (client) => (await client.query({ query, format: 'JSONEachRow', clickhouse_settings: room })).json<Record<string, unknown>>());
   const stored = new Map<string, number>();
-  for (const row of await result.json<Record<string, unknown>>()) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
+  for (const row of rows) stored.set(keyOf(Number(row.app_id), row.insert_id as string), Number(row.stored_at));
   for (const index of candidates) {
     const storedAt = stored.get(keyOf(scan.appIds[index]!, scan.insertIds[index]!));
     if (storedAt !== undefined && storedAt >= scan.uploadTimes[index]! - windowMs) kept[index] = 0;

@@ -80,8 +80,7 @@ export class UserActivity {
     const [ids] = await this.store.query(`SELECT max(svc_id) AS last FROM user_firsts WHERE app_id = ${appId}`);
     const user = Number(ids?.last ?? 0) < UINT32_IDS ? 'toUInt32(svc_id)' : 'svc_id';
     const sql = query.firstEventsOnly ? this.newUsers(query, days, user) : this.activeUsers(appId, days, eventType === '_active' ? 'active_hours' : 'all_hours', user);
-    const result = await this.store.client.query({ query: sql, format: 'JSON' });
-    const { data, totals } = await result.json<{ bucket: number; users: number | string }>();
+    const { data, totals } = await this.store.read(async (client) => (await client.query({ query: sql, format: 'JSON' })).json<{ bucket: number; users: number | string }>());
     const answer: TimelineCounts = { perBucket: new Array<number>(Math.max(-1, ...days.map((d) => d.bucket)) + 1).fill(0), whole: Number(totals?.users ?? 0) };
     for (const row of data) if (row.bucket >= 0) answer.perBucket[row.bucket] = Number(row.users);
     return answer;
@@ -122,8 +121,8 @@ export class UserActivity {
     const [fromList, toList] = [integers(from), integers(to)];
     // No alias: WHERE would read it instead of the column.
     const moved = `transform(svc_id, [${fromList}], [${toList}], svc_id)`;
-    await this.store.client.command({ query: `INSERT INTO user_days SELECT app_id, day, ${moved}, active_hours, all_hours FROM user_days WHERE svc_id IN (${fromList})` });
-    await this.store.client.command({ query: `INSERT INTO user_firsts SELECT app_id, ${moved}, first_time FROM user_firsts WHERE svc_id IN (${fromList})` });
+    await this.store.command(`INSERT INTO user_days SELECT app_id, day, ${moved}, active_hours, all_hours FROM user_days WHERE svc_id IN (${fromList})`);
+    await this.store.command(`INSERT INTO user_firsts SELECT app_id, ${moved}, first_time FROM user_firsts WHERE svc_id IN (${fromList})`);
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE svc_id IN (${fromList})`, this.mutationTimeLimitMs);
   }
 
@@ -137,7 +136,7 @@ export class UserActivity {
     if (appIds.length === 0) return;
     const projects = `app_id IN (${integers(appIds)})`;
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE ${projects}`, this.mutationTimeLimitMs);
-    await this.store.client.command({ query: `INSERT INTO user_days ${userDaysOf(` AND ${projects}`)}` });
-    await this.store.client.command({ query: `INSERT INTO user_firsts ${userFirstsOf(` AND ${projects}`)}` });
+    await this.store.command(`INSERT INTO user_days ${userDaysOf(` AND ${projects}`)}`);
+    await this.store.command(`INSERT INTO user_firsts ${userFirstsOf(` AND ${projects}`)}`);
   }
 }

@@ -22,8 +22,8 @@ afterAll(async () => {
 });
 
 async function scratchTable(name: string): Promise<void> {
-  await store.client.command({ query: `CREATE TABLE ${name} (id Int64, value Int64) ENGINE = MergeTree() ORDER BY id` });
-  await store.client.insert({ table: name, values: [{ id: 1, value: 1 }, { id: 2, value: 2 }], format: 'JSONEachRow' });
+  await store.command(`CREATE TABLE ${name} (id Int64, value Int64) ENGINE = MergeTree() ORDER BY id`);
+  await store.write((client) => client.insert({ table: name, values: [{ id: 1, value: 1 }, { id: 2, value: 2 }], format: 'JSONEachRow' }));
 }
 
 test('a mutation that completes is waited for', async () => {
@@ -45,7 +45,7 @@ test('a mutation that never completes fails after the time limit, naming it; lat
   expect(printed[0]).toMatch(/^blocked: mutation_\d+\.txt \(created .*, \d+ parts to do\): UPDATE value = throwIf/);
   expect(printed[1]).toMatch(/^blocked: mutation_\d+\.txt .*DELETE WHERE/);
   expect(printed[2]).toMatch(/^2 pending\. .*remove its file mutation_<id>\.txt/);
-  await store.client.command({ query: 'DROP TABLE blocked' });
+  await store.command('DROP TABLE blocked');
   expect(await reportPendingMutations(clickhouse.url, 'mutations', (line) => printed.push(line))).toBe(0);
   expect(printed.at(-1)).toBe('no pending mutations in mutations');
   // The command: `svc-server admin mutations`.

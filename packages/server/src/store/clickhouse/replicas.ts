@@ -1,0 +1,127 @@
+// The replicas of one ClickHouse shard as the engine sees them: a client per replica's HTTP
+// URL and one replica in use at a time. When the replica in use does not answer, the next one
+// takes over: a read is sent again there (nothing of its answer reached the caller yet); a
+// write is sent again only when it never reached the replica (connection refused), since one
+// cut mid-way may have been applied. Such a failed write fails its caller as before (a load, a
+// scrub, a cohort change), which runs again later on the replica now in use; the replicas bring
+// each other up to date through ZooKeeper once the failed one is back.
+//
+// Before a load reads what other processes loaded (identities, insert ids), the replica in use
+// fetches what every replica holds: another process may have loaded through another replica an
+// instant ago.
+//
+// A replica taken into use must not miss rows: one back from a crash may not have fetched yet
+// the parts the others wrote meanwhile, and if those are down it cannot. Until its queue holds
+// no part to fetch, it is not used (its calls fail as storage unavailable: 503, sent again later),
+// rather than answer without rows or check insert_ids against a part of them.
+import type { ClickHouseClient } from '@clickhouse/client';
+import { isUnavailable } from '../../shared/unavailable.js';
+
+/** Whether the request never reached the server: refused at connect. */
+function neverSent(failure: unknown): boolean {
+  for (let error = failure, depth = 0; error instanceof Error && depth < 5; error = error.cause, depth++) {
+    if ((error as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
+/** A replica with parts to fetch: as if it did not answer. */
+class ReplicaBehind extends Error {
+  readonly code = 'SVC_REPLICA_BEHIND';
+}
+
+/**
+ * Its tables with parts to fetch, or with entries of the shared log not read yet (one back
+ * while the others are down reads none: its log pointer stays below the log's last index; both
+ * are 0 for a table whose log is empty).
+ */
+const TABLES_BEHIND = `SELECT sum(inserts_in_queue > 0 OR (log_pointer <= log_max_index AND log_pointer + log_max_index > 0)) AS behind
+  FROM system.replicas WHERE database = currentDatabase()`;
+
+export class Replicas {
+  private inUse = 0;
+  /** Whether the replica in use was found holding every part (replicated tables only). */
+  private complete: boolean;
+
+  constructor(
+    private readonly clients: readonly ClickHouseClient[],
+    private readonly urls: readonly string[],
+    private readonly replicated: boolean,
+  ) {
+    if (clients.length === 0) throw new Error('No ClickHouse URL');
+    this.complete = !replicated;
+  }
+
+  /** The client of the replica in use. */
+  get client(): ClickHouseClient {
+    return this.clients[this.inUse]!;
+  }
+
+  /** Runs a read on the replica in use; where it does not answer, on the next ones in turn. */
+  read<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
+    return this.attempt(call, isUnavailable);
+  }
+
+  /**
+   * Runs a write on the replica in use; on the next ones while it was refused unsent, unless
+   * `once` (its rows come from a stream the first try may have started reading).
+   */
+  write<T>(call: (client: ClickHouseClient) => Promise<T>, once = false): Promise<T> {
+    return this.attempt(call, once ? () => false : neverSent);
+  }
+
+  /** The replicas that answer `SELECT 1` now. */
+  async answering(): Promise<ClickHouseClient[]> {
+    const answers = await Promise.all(this.clients.map((client) => client.ping().then((result) => result.success, () => false)));
+    return this.clients.filter((_, i) => answers[i]);
+  }
+
+  /**
+   * Waits until the replica in use has fetched what the replicas wrote before now (replicated
+   * tables only); a replica that cannot within `timeLimitMs` (what it lacks is on replicas that
+   * do not answer) fails as unavailable.
+   */
+  async fetchOthers(timeLimitMs: number): Promise<void> {
+    if (!this.replicated) return;
+    await this.read(async (client) => {
+      const tables = await (await client.query({ query: 'SELECT table FROM system.replicas WHERE database = currentDatabase()', format: 'JSONEachRow' })).json<{ table: string }>();
+      const signal = AbortSignal.timeout(timeLimitMs);
+      try {
+        for (const { table } of tables) await client.command({ query: `SYSTEM SYNC REPLICA \`${table}\``, abort_signal: signal });
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        throw new ReplicaBehind(`ClickHouse replica ${this.urls[this.clients.indexOf(client)]} did not fetch within ${timeLimitMs / 1000} s what the other replicas wrote`);
+      }
+    });
+  }
+
+  private async checkComplete(replica: number): Promise<void> {
+    const [row] = await (await this.clients[replica]!.query({ query: TABLES_BEHIND, format: 'JSONEachRow' })).json<{ behind: number | string }>();
+    if (Number(row?.behind ?? 0) > 0) {
+      throw new ReplicaBehind(`ClickHouse replica ${this.urls[replica]} has not fetched yet what the other replicas wrote (${row!.behind} tables behind)`);
+    }
+    if (this.inUse === replica) this.complete = true;
+  }
+
+  close(): Promise<unknown> {
+    return Promise.all(this.clients.map((client) => client.close()));
+  }
+
+  private async attempt<T>(call: (client: ClickHouseClient) => Promise<T>, sendAgain: (failure: unknown) => boolean): Promise<T> {
+    for (let tried = 1; ; tried++) {
+      const replica = this.inUse;
+      try {
+        if (!this.complete) await this.checkComplete(replica);
+        return await call(this.clients[replica]!);
+      } catch (error) {
+        if (!isUnavailable(error)) throw error;
+        // Another call may have moved on already; move on once per failed replica.
+        if (this.inUse === replica) {
+          this.inUse = (replica + 1) % this.clients.length;
+          this.complete = !this.replicated;
+        }
+        if (tried >= this.clients.length || !(error instanceof ReplicaBehind || sendAgain(error))) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,184 @@
+// Two replicas of one shard under the ClickHouse engine (ZooKeeper and two ClickHouse 18.16
+// servers on loopback, the tables ReplicatedMergeTree): the reporting dataset answers as on
+// DuckDB through either replica, and faults are waited out. A replica killed during a question
+// hands it to the other; one killed during a load fails the load, which runs again on the other
+// and keeps every event once; both down, the engine's failures are the storage-unavailable kind
+// (503 with Retry-After over HTTP); a replica started again catches up by itself; a deletion
+// job reaches both.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { reportRange } from '../../../src/model/time.js';
+import type { RunnerContext } from '../../../src/reporting/runners/context.js';
+import { funnel } from '../../../src/reporting/runners/funnels.js';
+import { segmentation } from '../../../src/reporting/runners/segmentation.js';
+import { userCounts } from '../../../src/reporting/runners/users.js';
+import { isUnavailable } from '../../../src/shared/unavailable.js';
+import { ClickHouseDialect } from '../../../src/store/clickhouse/dialect.js';
+import { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
+import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
+import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
+import { generateEvents } from '../../reporting/dataset.js';
+import { stored } from './engines.js';
+import { ReplicaPair } from './replica-pair.js';
+import { memorySession } from './memory-session.js';
+
+const APP = 11;
+const START = Date.UTC(2026, 1, 20);
+const DAY = 86_400_000;
+const DATABASE = 'replicas';
+const RANGE = reportRange('UTC', '20260220', '20260331');
+
+let replicas: ReplicaPair;
+let dir: string;
+let session: Awaited<ReturnType<typeof memorySession>>;
+let duck: DuckDbEngine;
+let ch: ClickHouseEngine;
+
+const events = generateEvents({ users: 300, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY));
+const third = Math.ceil(events.length / 3);
+const SEGMENTS = [0, 1, 2].map((i) => events.slice(i * third, (i + 1) * third));
+
+/** The events a replica holds once it has fetched what the other wrote. */
+async function eventsOn(index: number): Promise<number> {
+  await replicas.synced(index);
+  return Number(await replicas.on(index, `SELECT count() FROM events WHERE app_id = ${APP}`));
+}
+
+/** Loads the segment as the server's loader does: again after a failure of unavailable storage, until it succeeds. */
+async function loadUntilDone(path: string, name: string): Promise<void> {
+  for (;;) {
+    const failure = await ch.loadSegment(path, name).then(() => undefined, (error: unknown) => error);
+    if (failure === undefined) return;
+    if (!isUnavailable(failure)) throw failure;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** The replica that runs an INSERT into the events, once one does. */
+async function replicaInserting(): Promise<number> {
+  for (;;) {
+    for (const index of [0, 1]) {
+      const running = await replicas.on(index, "SELECT count() FROM system.processes WHERE query LIKE 'INSERT INTO events%'");
+      if (running !== '0') return index;
+    }
+  }
+}
+
+function segmentFile(index: number): string {
+  const path = join(dir, `segment-${index + 1}.jsonl`);
+  writeFileSync(path, `${SEGMENTS[index]!.map((event) => duck.journalLine(event)).join('\n')}\n`);
+  return path;
+}
+
+/** Some of the reporting oracle's questions: active and new users, uniques by country, an ordered funnel. */
+async function answers(engine: 'duck' | 'ch') {
+  const common = { appId: APP, timeZone: 'UTC', now: () => START + 60 * DAY };
+  const ctx: RunnerContext =
+    engine === 'duck'
+      ? { ...common, dialect: new DuckDbDialect({ userMappings: false }), query: (sql) => duck.query(sql), queryChunks: (sql) => duck.queryChunks(sql) }
+      : { ...common, dialect: new ClickHouseDialect({ userMappings: false }), query: (sql) => ch.query(sql), queryChunks: (sql) => ch.queryChunks(sql), timelineCounts: (query) => ch.timelineCounts(query) };
+  const selector = (eventType: string) => ({ eventType, conditions: [] });
+  return {
+    active: await userCounts(ctx, { range: RANGE, metric: 'active', interval: 'day', segment: [] }),
+    new: await userCounts(ctx, { range: RANGE, metric: 'new', interval: 'week', segment: [] }),
+    byCountry: await segmentation(ctx, { metric: 'uniques', interval: 'week', events: [selector('_active')], groupBy: [{ kind: 'builtIn', name: 'country' }], segment: [], limit: 100, activeUsersOnly: false, range: RANGE }),
+    funnel: await funnel(ctx, { range: RANGE, steps: [selector('A'), selector('B'), selector('C')], mode: 'ordered', windowSeconds: 2 * 86_400, segment: [], limit: 10 }),
+  };
+}
+
+async function expectAgreement(): Promise<void> {
+  const expected = await answers('duck');
+  expect(expected.active.series[0]!.collapsed, 'users counted').toBeGreaterThan(0);
+  expect(await answers('ch')).toEqual(expected);
+}
+
+beforeAll(async () => {
+  replicas = await ReplicaPair.start(DATABASE);
+  dir = mkdtempSync(join(tmpdir(), 'svc-replicas-'));
+  session = await memorySession();
+  duck = await DuckDbEngine.open(dir);
+  ch = await ClickHouseEngine.open({ url: replicas.url(0), replicaUrls: [replicas.url(1)], database: DATABASE, mutationTimeLimitMs: 60_000 }, session);
+  const path = segmentFile(0);
+  await duck.loadSegment(path, 'segment-1');
+  await ch.loadSegment(path, 'segment-1');
+}, 120_000);
+
+afterAll(async () => {
+  await ch?.close();
+  session?.close();
+  await duck?.close();
+  await replicas?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('every table is replicated, and each replica holds every event', async () => {
+  for (const index of [0, 1]) {
+    const engines = await replicas.on(index, "SELECT DISTINCT engine FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree'");
+    expect(engines.split('\n').sort()).toEqual(['ReplicatedAggregatingMergeTree', 'ReplicatedMergeTree']);
+    expect(await eventsOn(index)).toBe(SEGMENTS[0]!.length);
+  }
+  await expectAgreement();
+}, 60_000);
+
+test('a replica killed during questions: the other answers them', async () => {
+  // Each replica in turn, so that the one in use is killed once whichever it is.
+  for (const index of [0, 1]) {
+    const asked = expectAgreement();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await replicas.kill(index);
+    await asked;
+    await expectAgreement();
+    await replicas.restart(index);
+  }
+}, 120_000);
+
+test('a replica killed during a load: the load runs again on the other, every event once; the replica catches up when back', async () => {
+  const path = segmentFile(1);
+  await duck.loadSegment(path, 'segment-2');
+  const loading = ch.loadSegment(path, 'segment-2');
+  const inserting = await replicaInserting();
+  await replicas.kill(inserting);
+  const failure = await loading.then(() => undefined, (error: unknown) => error);
+  expect(isUnavailable(failure), String(failure)).toBe(true);
+  // Loaded again as the server's loader does, until it succeeds; the killed replica comes back
+  // meanwhile (the other may not be used before it has fetched what the killed one wrote).
+  const again = loadUntilDone(path, 'segment-2');
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  await replicas.restart(inserting);
+  await again;
+  const loaded = SEGMENTS[0]!.length + SEGMENTS[1]!.length;
+  expect(await eventsOn(1)).toBe(loaded);
+  expect(await eventsOn(0)).toBe(loaded);
+  await expectAgreement();
+}, 240_000);
+
+test('both replicas down: the engine fails as storage unavailable, and goes on once they are back', async () => {
+  await Promise.all([replicas.kill(0), replicas.kill(1)]);
+  const path = segmentFile(2);
+  for (const failing of [ch.query('SELECT 1'), ch.loadSegment(path, 'segment-3')]) {
+    const failure = await failing.then(() => undefined, (error: unknown) => error);
+    expect(isUnavailable(failure), String(failure)).toBe(true);
+  }
+  await Promise.all([replicas.restart(0), replicas.restart(1)]);
+  await duck.loadSegment(path, 'segment-3');
+  await ch.loadSegment(path, 'segment-3');
+  expect(await eventsOn(0)).toBe(events.length);
+  expect(await eventsOn(1)).toBe(events.length);
+  await expectAgreement();
+}, 240_000);
+
+test('a deletion job reaches both replicas', async () => {
+  const userIds = ['user-3', 'user-4', 'user-5'];
+  for (const engine of [duck, ch]) {
+    const svcIds = await engine.svcIdsOfUsers(APP, userIds);
+    expect(svcIds.size).toBe(3);
+    await engine.addDeletionEntries(APP, '2026-04-02', [...svcIds.values()].map((svcId) => ({ svcId, requester: 'admin', requestedOnDay: '2026-03-31' })));
+    await engine.scrubDeletionJob(APP, '2026-04-02', '2026-04-02');
+  }
+  const remaining = await duck.query(`SELECT count(*) AS n FROM events WHERE app_id = ${APP}`);
+  expect(Number(remaining[0]!.n)).toBeLessThan(events.length);
+  for (const index of [0, 1]) expect(await eventsOn(index)).toBe(Number(remaining[0]!.n));
+  await expectAgreement();
+}, 240_000);
