@@ -176,6 +176,16 @@ export function buildApp(options: AppOptions): FastifyInstance {
     requestIdHeader: false,
   });
   answerWithRequestIds(app);
+  // The idle limit cuts off clients that stall. While an answer is computed (a question waiting
+  // behind a large load, say) the socket is quiet by the server's doing: from the whole request
+  // to the answer's first byte there is no idle limit.
+  app.addHook('preHandler', async (request) => {
+    request.raw.socket?.setTimeout(0);
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    request.raw.socket?.setTimeout(limits.idleMs);
+    return payload;
+  });
 
   // Bodies stay text: the validator parses JSON and forms once, as the spec describes them.
   // Text that is not UTF-8 is refused rather than stored with replacement characters.

@@ -47,6 +47,6 @@ export async function openEngine(config: EngineConfig, log: (message: string) =>
   const [{ ClickHouseEngine }, { postgresLoadLock }, { journalId }] = await Promise.all([import('./clickhouse/engine.js'), import('./load-lock.js'), import('./journal-id.js')]);
   // Several processes may load into this database: their loads take turns on PostgreSQL.
   const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
-  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, replicaUrls: config.clickhouseReplicaUrls, database: config.clickhouseDatabase, insertIdWindowMs: config.insertIdWindowMs }, postgres, loading);
+  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, replicaUrls: config.clickhouseReplicaUrls, database: config.clickhouseDatabase, insertIdWindowMs: config.insertIdWindowMs, log }, postgres, loading);
   return { engine, entitySql: postgres, close: () => postgres.close() };
 }

@@ -2,7 +2,7 @@
 // JavaScript internals, values no store can keep as sent, deep nesting, bombs, bad bytes and
 // slow clients. After each, the server keeps serving, and at the end every event it ever
 // acknowledged is readable, also after a restart. Every answer is held to the spec.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,8 @@ import type { IssuedDeployment, IssuedProject as Project } from '../../src/share
 import { TEST_PRIORITY } from '../support/harness.js';
 import { send } from '../support/http.js';
 
-const LIMITS: ServerConfig['connectionLimits'] = { requestMs: 1_500, headersMs: 1_000, idleMs: 1_000, keepAliveMs: 500, checkIntervalMs: 100, maxConnections: 40 };
+const IDLE_MS = 1_000;
+const LIMITS: ServerConfig['connectionLimits'] = { requestMs: 1_500, headersMs: 1_000, idleMs: IDLE_MS, keepAliveMs: 500, checkIntervalMs: 100, maxConnections: 40 };
 const TRUSTED_ORIGIN = 'https://dashboard.example.com';
 
 let dataDir: string;
@@ -253,6 +254,31 @@ describe('slow and greedy clients', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408/);
     expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ code: 408, error: 'Request timeout: the request was not received in time', request_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(closedAfterMs).toBeLessThan(5_000);
+  });
+
+  test('an answer that takes longer than the idle limit still arrives', async () => {
+    // The engine's process stopped for twice the idle limit: the question waits for it.
+    const engine = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .find((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engine-child');
+        } catch {
+          return false;
+        }
+      });
+    expect(engine, 'the engine process').toBeDefined();
+    const auth = `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}`;
+    process.kill(Number(engine), 'SIGSTOP');
+    const resume = setTimeout(() => process.kill(Number(engine), 'SIGCONT'), 2 * IDLE_MS);
+    try {
+      const answer = await send(`${server.urls.app}/api/2/events/segmentation?start=20261101&end=20261102&e=${encodeURIComponent('{"event_type":"_all"}')}`, { headers: { authorization: auth } });
+      expect(answer.status).toBe(200);
+    } finally {
+      clearTimeout(resume);
+      process.kill(Number(engine), 'SIGCONT');
+    }
   });
 
   test('a request line and headers over 16 KiB get the documented 431 in the service-wide error body', async () => {

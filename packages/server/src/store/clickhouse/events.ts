@@ -82,6 +82,8 @@ export interface ClickHouseOptions {
   insertIdWindowMs?: number;
   /** How long a mutation (merges, deletions, a torn segment's removal) is waited for (default 10 minutes). */
   mutationTimeLimitMs?: number;
+  /** Takes the operator's messages: which replica is in use when one did not answer. */
+  log?: (message: string) => void;
 }
 
 type Row = Record<string, unknown>;
@@ -139,7 +141,7 @@ export class ClickHouseEvents {
     }
     // The client's default 30 s cut reporting questions that DuckDB answers in time (session
     // lengths over 10M events took longer): a query runs as long as the engine needs, as on DuckDB.
-    const replicas = new Replicas(urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS })), urls, replicated);
+    const replicas = new Replicas(urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS })), urls, replicated, options.log);
     await migrate(await replicas.answering(), MIGRATIONS, database, replicated);
     return new ClickHouseEvents(replicas);
   }

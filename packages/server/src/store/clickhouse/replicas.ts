@@ -47,6 +47,7 @@ export class Replicas {
     private readonly clients: readonly ClickHouseClient[],
     private readonly urls: readonly string[],
     private readonly replicated: boolean,
+    private readonly log: (message: string) => void = () => {},
   ) {
     if (clients.length === 0) throw new Error('No ClickHouse URL');
     this.complete = !replicated;
@@ -116,9 +117,10 @@ export class Replicas {
       } catch (error) {
         if (!isUnavailable(error)) throw error;
         // Another call may have moved on already; move on once per failed replica.
-        if (this.inUse === replica) {
+        if (this.inUse === replica && this.clients.length > 1) {
           this.inUse = (replica + 1) % this.clients.length;
           this.complete = !this.replicated;
+          this.log(`ClickHouse replica ${this.urls[replica]} is not used: ${error instanceof Error ? error.message : String(error)}; trying ${this.urls[this.inUse]}`);
         }
         if (tried >= this.clients.length || !(error instanceof ReplicaBehind || sendAgain(error))) throw error;
       }

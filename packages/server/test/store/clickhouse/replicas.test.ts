@@ -35,6 +35,7 @@ let dir: string;
 let session: Awaited<ReturnType<typeof memorySession>>;
 let duck: DuckDbEngine;
 let ch: ClickHouseEngine;
+const logged: string[] = [];
 
 const events = generateEvents({ users: 300, startMs: START, days: 40 }).map((upload, i) => stored(upload, i, APP, START + 50 * DAY));
 const third = Math.ceil(events.length / 3);
@@ -99,7 +100,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'svc-replicas-'));
   session = await memorySession();
   duck = await DuckDbEngine.open(dir);
-  ch = await ClickHouseEngine.open({ url: replicas.url(0), replicaUrls: [replicas.url(1)], database: DATABASE, mutationTimeLimitMs: 60_000 }, session);
+  ch = await ClickHouseEngine.open({ url: replicas.url(0), replicaUrls: [replicas.url(1)], database: DATABASE, mutationTimeLimitMs: 60_000, log: (message) => logged.push(message) }, session);
   const path = segmentFile(0);
   await duck.loadSegment(path, 'segment-1');
   await ch.loadSegment(path, 'segment-1');
@@ -132,6 +133,8 @@ test('a replica killed during questions: the other answers them', async () => {
     await expectAgreement();
     await replicas.restart(index);
   }
+  // The replica in use was killed at least once: the operator is told which one took over.
+  expect(logged.some((message) => /^ClickHouse replica http:\/\/127\.0\.0\.1:\d+ is not used: .*; trying http:\/\/127\.0\.0\.1:\d+$/.test(message)), logged.join('\n')).toBe(true);
 }, 120_000);
 
 test('a replica killed during a load: the load runs again on the other, every event once; the replica catches up when back', async () => {
