@@ -35,8 +35,12 @@ class ReplicaBehind extends Error {
  * while the others are down reads none: its log pointer stays below the log's last index; both
  * are 0 for a table whose log is empty).
  */
-const TABLES_BEHIND = `SELECT sum(inserts_in_queue > 0 OR (log_pointer <= log_max_index AND log_pointer + log_max_index > 0)) AS behind
-  FROM system.replicas WHERE database = currentDatabase()`;
+async function tablesBehind(client: ClickHouseClient): Promise<number> {
+  const query = `SELECT sum(inserts_in_queue > 0 OR (log_pointer <= log_max_index AND log_pointer + log_max_index > 0)) AS behind
+    FROM system.replicas WHERE database = currentDatabase()`;
+  const [row] = await (await client.query({ query, format: 'JSONEachRow' })).json<{ behind: number | string }>();
+  return Number(row?.behind ?? 0);
+}
 
 export class Replicas {
   private inUse = 0;
@@ -79,8 +83,10 @@ export class Replicas {
 
   /**
    * Waits until the replica in use has fetched what the replicas wrote before now (replicated
-   * tables only); a replica that cannot within `timeLimitMs` (what it lacks is on replicas that
-   * do not answer) fails as unavailable.
+   * tables only), as `SYSTEM SYNC REPLICA` does (it reads the shared log itself, where
+   * `system.replicas` may show the log read before its parts are queued); it also waits for
+   * merges queued meanwhile. A replica that cannot within `timeLimitMs` (what it lacks is on
+   * replicas that do not answer) fails as unavailable.
    */
   async fetchOthers(timeLimitMs: number): Promise<void> {
     if (!this.replicated) return;
@@ -97,9 +103,9 @@ export class Replicas {
   }
 
   private async checkComplete(replica: number): Promise<void> {
-    const [row] = await (await this.clients[replica]!.query({ query: TABLES_BEHIND, format: 'JSONEachRow' })).json<{ behind: number | string }>();
-    if (Number(row?.behind ?? 0) > 0) {
-      throw new ReplicaBehind(`ClickHouse replica ${this.urls[replica]} has not fetched yet what the other replicas wrote (${row!.behind} tables behind)`);
+    const behind = await tablesBehind(this.clients[replica]!);
+    if (behind > 0) {
+      throw new ReplicaBehind(`ClickHouse replica ${this.urls[replica]} has not fetched yet what the other replicas wrote (${behind} tables behind)`);
     }
     if (this.inUse === replica) this.complete = true;
   }
