@@ -40,6 +40,9 @@ const USAGE = `Usage:
   svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
   svc-server admin mutations --clickhouse-url URL [--clickhouse-database NAME]
                                               (ClickHouse mutations not done yet: one that stays blocks its table, and what to do)
+  svc-server admin replicas --clickhouse-url URL... [--clickhouse-database NAME]
+                                              (each ClickHouse replica: answers, tables behind, delay; exit code 1 when one
+                                              cannot be used now)
   svc-server import EXPORT.zip|FOLDER --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]
                                               (the Export API's archives, every *.zip of a folder in name order, sent to the
                                               server at URL through POST /batch; --state, default SOURCE.import-state.json,
@@ -317,6 +320,12 @@ export async function main(argv: string[]): Promise<void> {
 
   // Files the commands write (tenancy, flags, charts) are the server's user's alone.
   process.umask(PRIVATE_MASK);
+  if (command === 'admin' && rest[0] === 'replicas') {
+    if (!values['clickhouse-url']?.[0]) throw new Error('admin replicas needs --clickhouse-url, once per replica (and --clickhouse-database unless it is "default")');
+    const { reportReplicas } = await import('./store/clickhouse/replica-report.js');
+    if ((await reportReplicas(values['clickhouse-url'], values['clickhouse-database'])) > 0) process.exitCode = 1;
+    return;
+  }
   if (command === 'admin' && rest[0] === 'mutations') {
     if (!values['clickhouse-url']?.[0]) throw new Error('admin mutations needs --clickhouse-url (and --clickhouse-database unless it is "default")');
     const { reportPendingMutations } = await import('./store/clickhouse/mutation-report.js');

@@ -35,9 +35,10 @@ class ReplicaBehind extends Error {
  * while the others are down reads none: its log pointer stays below the log's last index; both
  * are 0 for a table whose log is empty).
  */
+export const TABLE_BEHIND = '(inserts_in_queue > 0 OR (log_pointer <= log_max_index AND log_pointer + log_max_index > 0))';
+
 async function tablesBehind(client: ClickHouseClient): Promise<number> {
-  const query = `SELECT sum(inserts_in_queue > 0 OR (log_pointer <= log_max_index AND log_pointer + log_max_index > 0)) AS behind
-    FROM system.replicas WHERE database = currentDatabase()`;
+  const query = `SELECT sum(${TABLE_BEHIND}) AS behind FROM system.replicas WHERE database = currentDatabase()`;
   const [row] = await (await client.query({ query, format: 'JSONEachRow' })).json<{ behind: number | string }>();
   return Number(row?.behind ?? 0);
 }

@@ -17,6 +17,7 @@ import { userCounts } from '../../../src/reporting/runners/users.js';
 import { isUnavailable } from '../../../src/shared/unavailable.js';
 import { ClickHouseDialect } from '../../../src/store/clickhouse/dialect.js';
 import { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
+import { reportReplicas } from '../../../src/store/clickhouse/replica-report.js';
 import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
 import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
 import { generateEvents } from '../../reporting/dataset.js';
@@ -157,8 +158,14 @@ test('a replica killed during a load: the load runs again on the other, every ev
   await expectAgreement();
 }, 240_000);
 
-test('both replicas down: the engine fails as storage unavailable, and goes on once they are back', async () => {
+test('both replicas down: the engine fails as storage unavailable, and goes on once they are back; admin replicas says so', async () => {
+  const report = async () => {
+    const printed: string[] = [];
+    return { unusable: await reportReplicas([replicas.url(0), replicas.url(1)], DATABASE, (line) => printed.push(line)), printed };
+  };
+  expect(await report()).toMatchObject({ unusable: 0, printed: [expect.stringMatching(/: answers; 13 replicated tables, 0 behind, 0 read-only/), expect.stringMatching(/: answers; 13 replicated tables, 0 behind/), 'every replica can be used'] });
   await Promise.all([replicas.kill(0), replicas.kill(1)]);
+  expect(await report()).toMatchObject({ unusable: 2, printed: [expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+: does not answer/), expect.stringMatching(/does not answer/), expect.stringMatching(/^2 of 2 replicas cannot be used now/)] });
   const path = segmentFile(2);
   for (const failing of [ch.query('SELECT 1'), ch.loadSegment(path, 'segment-3')]) {
     const failure = await failing.then(() => undefined, (error: unknown) => error);
