@@ -62,10 +62,24 @@ async function create(node: ClickHouseClient, statement: string, nodes: readonly
 }
 
 /**
+ * A database made on one server (its tables not replicated) given replicas later: copying
+ * its tables would make unreplicated copies that answer empty once the first server is down.
+ */
+async function refuseUnreplicated(node: ClickHouseClient, database: string): Promise<void> {
+  const plain = await rows(node, "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree' AND engine NOT LIKE 'Replicated%' ORDER BY name");
+  if (plain.length === 0) return;
+  throw new Error(
+    `ClickHouse database ${database} holds tables that are not replicated (${plain.map((row) => row.name).join(', ')}), made with one --clickhouse-url: ` +
+      'replicas need a database of their own (converting one is not supported; docs/engines.md)',
+  );
+}
+
+/**
  * Brings each of `nodes` to the last migration. With `replicated`, the nodes are replicas of
  * one shard (tables replicated); without, one node.
  */
 export async function migrate(nodes: readonly ClickHouseClient[], migrations: readonly (readonly string[])[], database: string, replicated: boolean): Promise<void> {
+  if (replicated) for (const node of nodes) await refuseUnreplicated(node, database);
   const versions = new Map<ClickHouseClient, number>();
   for (const node of nodes) versions.set(node, await version(node));
   for (let step = 1; step <= migrations.length; step++) {

@@ -17,6 +17,7 @@ import { userCounts } from '../../../src/reporting/runners/users.js';
 import { isUnavailable } from '../../../src/shared/unavailable.js';
 import { ClickHouseDialect } from '../../../src/store/clickhouse/dialect.js';
 import { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
+import { ClickHouseEvents } from '../../../src/store/clickhouse/events.js';
 import { reportReplicas } from '../../../src/store/clickhouse/replica-report.js';
 import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
 import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
@@ -114,6 +115,13 @@ afterAll(async () => {
   await replicas?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+test('a database made on one server is refused as replicas, naming its tables', async () => {
+  await (await ClickHouseEvents.open({ url: replicas.url(0), database: 'single' })).close();
+  await expect(ClickHouseEvents.open({ url: replicas.url(0), replicaUrls: [replicas.url(1)], database: 'single' })).rejects.toThrow(
+    /^ClickHouse database single holds tables that are not replicated \(.*events.*\), made with one --clickhouse-url/,
+  );
+}, 60_000);
 
 test('every table is replicated, and each replica holds every event', async () => {
   for (const index of [0, 1]) {
