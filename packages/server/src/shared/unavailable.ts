@@ -16,11 +16,13 @@ const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOS
 /** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse). */
 const MESSAGES = /^(Connection terminated|Client has encountered a connection error)|socket hang up/;
 
+/** Whether `failure` or an error it was caused by (five deep at most) passes `test`. */
+export function causedBy(failure: unknown, test: (error: Error & { code?: unknown }) => boolean): boolean {
+  for (let error = failure, depth = 0; error instanceof Error && depth < 5; error = error.cause, depth++) if (test(error)) return true;
+  return false;
+}
+
 /** Whether `failure` (or an error it was caused by) is a storage that did not answer. */
 export function isUnavailable(failure: unknown): boolean {
-  for (let error = failure, depth = 0; error instanceof Error && depth < 5; error = error.cause, depth++) {
-    const code = (error as { code?: unknown }).code;
-    if ((typeof code === 'string' && CODES.has(code)) || MESSAGES.test(error.message)) return true;
-  }
-  return false;
+  return causedBy(failure, (error) => (typeof error.code === 'string' && CODES.has(error.code)) || MESSAGES.test(error.message));
 }

@@ -133,8 +133,8 @@ export class ClickHouseEvents {
     const bootstrap = new Replicas(urls.map((url) => createClient({ url, log })), urls, false);
     try {
       const answering = await bootstrap.answering();
-      // None answers: the first one's failure says why.
-      if (answering.length === 0) await bootstrap.client.command({ query: 'SELECT 1' });
+      // None answers: the last one's failure says why.
+      if (answering.length === 0) await bootstrap.read((client) => client.command({ query: 'SELECT 1' }));
       for (const client of answering) await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
     } finally {
       await bootstrap.close();

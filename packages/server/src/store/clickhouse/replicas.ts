@@ -15,15 +15,10 @@
 // no part to fetch, it is not used (its calls fail as storage unavailable: 503, sent again later),
 // rather than answer without rows or check insert_ids against a part of them.
 import type { ClickHouseClient } from '@clickhouse/client';
-import { isUnavailable } from '../../shared/unavailable.js';
+import { causedBy, isUnavailable } from '../../shared/unavailable.js';
 
 /** Whether the request never reached the server: refused at connect. */
-function neverSent(failure: unknown): boolean {
-  for (let error = failure, depth = 0; error instanceof Error && depth < 5; error = error.cause, depth++) {
-    if ((error as { code?: unknown }).code === 'ECONNREFUSED') return true;
-  }
-  return false;
-}
+const neverSent = (failure: unknown) => causedBy(failure, (error) => error.code === 'ECONNREFUSED');
 
 /** A replica with parts to fetch: as if it did not answer. */
 class ReplicaBehind extends Error {
@@ -56,11 +51,6 @@ export class Replicas {
   ) {
     if (clients.length === 0) throw new Error('No ClickHouse URL');
     this.complete = !replicated;
-  }
-
-  /** The client of the replica in use. */
-  get client(): ClickHouseClient {
-    return this.clients[this.inUse]!;
   }
 
   /** Runs a read on the replica in use; where it does not answer, on the next ones in turn. */

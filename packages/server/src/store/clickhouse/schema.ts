@@ -50,10 +50,9 @@ async function tableDefinition(client: ClickHouseClient, table: string): Promise
 /** Creates a table on a replica behind: as another replica holds it now, or as the migration writes it. */
 async function create(node: ClickHouseClient, statement: string, nodes: readonly ClickHouseClient[], database: string): Promise<void> {
   const table = /^CREATE TABLE IF NOT EXISTS (\w+)/.exec(statement)?.[1];
-  if (table === undefined || (await tableDefinition(node, table)) !== undefined) {
-    await node.command({ query: statement });
-    return;
-  }
+  // Views are each replica's own, as written.
+  if (table === undefined) return void (await node.command({ query: statement }));
+  if ((await tableDefinition(node, table)) !== undefined) return;
   for (const other of nodes) {
     const definition = other === node ? undefined : await tableDefinition(other, table);
     if (definition !== undefined) return void (await node.command({ query: definition }));
