@@ -19,7 +19,7 @@ import { Tenancy, type IssuedDeployment, type IssuedProject, type Project } from
 
 const USAGE = `Usage:
   svc-server [start] [--region standard|eu] [--data-dir DIR] [--shared-dir DIR] [--host HOST] [--port N] [--port-per-role] [--cors-origin ORIGIN ...]
-                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL... [--clickhouse-database NAME]] [--engine-nice idle|N]
+                     [--postgres-url URL] [--engine duckdb|clickhouse --clickhouse-url URL... [--clickhouse-shard URL[,URL...]... --clickhouse-cluster NAME] [--clickhouse-database NAME]] [--engine-nice idle|N]
                      [--materialize-property NAME ...] [--reporting-cost-limits PER_5_MIN,PER_HOUR] [--insert-id-window-hours H] [--duckdb-memory-limit SIZE] [--timeline-memory SIZE]
   svc-server admin create-org NAME [--data-dir DIR]
   svc-server admin create-project ORG_ID NAME [--data-dir DIR]
@@ -38,9 +38,9 @@ const USAGE = `Usage:
   svc-server admin rotate-stream-secret SYNC_ID [--data-dir DIR]   (a new signing secret, shown once)
   svc-server admin remove-stream-destination SYNC_ID [--data-dir DIR]
   svc-server admin list [--data-dir DIR]       (API keys; secret and deployment keys by key id: the server keeps only their hashes)
-  svc-server admin mutations --clickhouse-url URL [--clickhouse-database NAME]
+  svc-server admin mutations --clickhouse-url URL [--clickhouse-shard URL...] [--clickhouse-database NAME]
                                               (ClickHouse mutations not done yet: one that stays blocks its table, and what to do)
-  svc-server admin replicas --clickhouse-url URL... [--clickhouse-database NAME]
+  svc-server admin replicas --clickhouse-url URL... [--clickhouse-shard URL[,URL...]...] [--clickhouse-database NAME]
                                               (each ClickHouse replica: answers, tables behind, delay; exit code 1 when one
                                               cannot be used now)
   svc-server import EXPORT.zip|FOLDER --url URL --api-key KEY [--state FILE] [--concurrency N] [--batch-size N]
@@ -69,6 +69,10 @@ data directory still holds the journal, tenancy and flags. Embedded DuckDB is th
 --clickhouse-url given more than once names the replicas of one shard: the tables are
 replicated (each ClickHouse server needs ZooKeeper and the macros shard and replica), and the
 server turns to the next replica when the one in use does not answer (docs/engines.md).
+--clickhouse-shard (repeatable) gives a further shard's replicas, comma-separated: the events are
+split across the shards by user (--clickhouse-url's is the first shard, which also keeps every
+other table) and read whole through Distributed tables over --clickhouse-cluster, a cluster of
+the servers' remote_servers that lists the shards in the same order.
 The engine runs in a child process at a lower priority than the server's, so that its loads
 and queries do not stall the answers to HTTP requests: --engine-nice idle (the default) runs it
 on the CPU time the server leaves (Linux's SCHED_IDLE; a server that keeps every CPU busy
@@ -108,6 +112,8 @@ const OPTIONS = {
   engine: { type: 'string', default: 'duckdb' },
   'clickhouse-url': { type: 'string', multiple: true },
   'clickhouse-database': { type: 'string' },
+  'clickhouse-shard': { type: 'string', multiple: true },
+  'clickhouse-cluster': { type: 'string' },
   'postgres-url': { type: 'string' },
   'engine-nice': { type: 'string' },
   'materialize-property': { type: 'string', multiple: true },
@@ -309,6 +315,11 @@ function costLimits(option: string | undefined): LimitFigures | undefined {
   return { ...DOCUMENTED_LIMITS, costPerFiveMinutes: costPerFiveMinutes!, costPerHour: costPerHour! };
 }
 
+/** Each `--clickhouse-shard`'s replicas (comma-separated URLs). */
+function shardUrls(shards: string[] | undefined): string[][] {
+  return (shards ?? []).map((replicas) => replicas.split(',').filter((url) => url !== ''));
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   if (values.help) return console.log(USAGE);
@@ -323,14 +334,19 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'admin' && rest[0] === 'replicas') {
     if (!values['clickhouse-url']?.[0]) throw new Error('admin replicas needs --clickhouse-url, once per replica (and --clickhouse-database unless it is "default")');
     const { reportReplicas } = await import('./store/clickhouse/replica-report.js');
-    if ((await reportReplicas(values['clickhouse-url'], values['clickhouse-database'])) > 0) process.exitCode = 1;
+    const servers = [...values['clickhouse-url'], ...shardUrls(values['clickhouse-shard']).flat()];
+    if ((await reportReplicas(servers, values['clickhouse-database'])) > 0) process.exitCode = 1;
     return;
   }
   if (command === 'admin' && rest[0] === 'mutations') {
     if (!values['clickhouse-url']?.[0]) throw new Error('admin mutations needs --clickhouse-url (and --clickhouse-database unless it is "default")');
     const { reportPendingMutations } = await import('./store/clickhouse/mutation-report.js');
-    // Replicas share their mutations: the first one's list is every replica's.
-    await reportPendingMutations(values['clickhouse-url'][0], values['clickhouse-database']);
+    // Replicas share their mutations: the first one's list is every replica's; each shard has its own.
+    const shards = [values['clickhouse-url'][0], ...shardUrls(values['clickhouse-shard']).map((replicas) => replicas[0]!)];
+    for (const url of shards) {
+      if (shards.length > 1) console.log(`${url}:`);
+      await reportPendingMutations(url, values['clickhouse-database']);
+    }
     return;
   }
   if (command === 'admin') {
@@ -360,6 +376,8 @@ export async function main(argv: string[]): Promise<void> {
     engine,
     clickhouseUrl: values['clickhouse-url']?.[0],
     clickhouseReplicaUrls: values['clickhouse-url']?.slice(1),
+    clickhouseShardUrls: shardUrls(values['clickhouse-shard']),
+    clickhouseCluster: values['clickhouse-cluster'],
     clickhouseDatabase: values['clickhouse-database'],
     postgresUrl: values['postgres-url'],
     engineNice,

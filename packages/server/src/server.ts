@@ -122,6 +122,10 @@ export interface ServerConfig {
   clickhouseUrl?: string;
   /** The HTTP URLs of the other replicas of `clickhouseUrl`'s shard: the tables are replicated (ClickHouseOptions.replicaUrls). */
   clickhouseReplicaUrls?: string[];
+  /** The replicas of each further shard (ClickHouseOptions.shardUrls), with `clickhouseCluster`. */
+  clickhouseShardUrls?: string[][];
+  /** The cluster of the servers' remote_servers that lists the shards (ClickHouseOptions.cluster). */
+  clickhouseCluster?: string;
   /** Created with the schema when missing; `default` when not given. */
   clickhouseDatabase?: string;
   /**
@@ -152,6 +156,8 @@ function openServerEngine(config: ServerConfig, log: (message: string) => void):
     postgresUrl: config.postgresUrl,
     clickhouseUrl: config.clickhouseUrl,
     clickhouseReplicaUrls: config.clickhouseReplicaUrls,
+    clickhouseShardUrls: config.clickhouseShardUrls,
+    clickhouseCluster: config.clickhouseCluster,
     clickhouseDatabase: config.clickhouseDatabase,
     insertIdWindowMs: config.rules?.insertIdWindowMs,
     duckdbMemoryLimit: config.duckdbMemoryLimit,

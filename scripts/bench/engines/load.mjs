@@ -6,10 +6,11 @@
 // (what a request arriving meanwhile waits), then the medians. Setups: `engine` loads with
 // the bare engine; `main` and `process` load through a server (`startServer`, the journal's
 // loads: records appended, then `flush`), its engine on the server's thread or in its own
-// process (entities on PostgreSQL for ClickHouse). Needs the server's dist
-// (`cd packages/server && npx tsc -p tsconfig.build.json`).
+// process (entities on PostgreSQL for ClickHouse). `--shards N` adds ClickHouse split across N
+// shards of one server each on the same machine (`clickhouse N shards`), side by side with one.
+// Needs the server's dist (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
-//   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,process]
+//   node --expose-gc scripts/bench/engines/load.mjs [--events 1000000] [--segment 50000] [--runs 1] [--setups engine,main,process] [--shards 2]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { startServer } from '../../../packages/server/dist/server.js';
 import { ClickHouseEngine } from '../../../packages/server/dist/store/clickhouse/engine.js';
 import { DuckDbEngine } from '../../../packages/server/dist/store/duckdb/engine.js';
+import { startCluster } from '../../clickhouse/cluster.mjs';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
 import { memorySession } from '../support/memory-session.mjs';
@@ -29,6 +31,7 @@ const { values: options } = parseArgs({
     segment: { type: 'string', default: '50000' },
     runs: { type: 'string', default: '1' },
     setups: { type: 'string', default: 'engine,main,process' },
+    shards: { type: 'string', default: '1' },
   },
 });
 const TOTAL = Number(options.events);
@@ -73,24 +76,34 @@ const setups = options.setups.split(',');
 const results = new Map();
 const record = (key, value) => results.set(key, [...(results.get(key) ?? []), value]);
 const clickhouse = await startClickHouse();
+const SHARDS = Number(options.shards);
+const cluster = SHARDS > 1 ? await startCluster({ shards: SHARDS }) : undefined;
+const SHARDED = `clickhouse ${SHARDS} shards`;
+/** The engine's options for ClickHouse: one server, or the cluster's shards. */
+const clickhouseOptions = (name) => {
+  if (name !== SHARDED) return { url: clickhouse.url };
+  const [[url], ...others] = cluster.shardUrls();
+  return { url, shardUrls: others, cluster: cluster.cluster };
+};
 const postgres = setups.some((setup) => setup !== 'engine') ? await startPostgres() : undefined;
 try {
   for (let run = 0; run < Number(options.runs); run++) {
-    for (const name of ['duckdb', 'clickhouse']) {
+    for (const name of ['duckdb', 'clickhouse', ...(cluster ? [SHARDED] : [])]) {
       for (const setup of setups) {
         const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engines-'));
         const database = `bench_${run}_${setup}`;
         let measured;
         if (setup === 'engine') {
           const session = await memorySession();
-          const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ url: clickhouse.url, database }, session);
+          const engine = name === 'duckdb' ? await DuckDbEngine.open(dir) : await ClickHouseEngine.open({ ...clickhouseOptions(name), database }, session);
           measured = await measure(engine, dir);
           const [{ n }] = await engine.query('SELECT count(*) AS n FROM events');
           if (Number(n) !== TOTAL) throw new Error(`${name}: ${n} events loaded, ${TOTAL} expected`);
           await engine.close();
           session.close();
         } else {
-          const engineConfig = name === 'duckdb' ? { engine: 'duckdb' } : { engine: 'clickhouse', clickhouseUrl: clickhouse.url, clickhouseDatabase: database, postgresUrl: postgres.url };
+          const { url, shardUrls, cluster: clickhouseCluster } = clickhouseOptions(name);
+          const engineConfig = name === 'duckdb' ? { engine: 'duckdb' } : { engine: 'clickhouse', clickhouseUrl: url, clickhouseShardUrls: shardUrls, clickhouseCluster, clickhouseDatabase: database, postgresUrl: postgres.url };
           const server = await startServer({ dataDir: dir, host: '127.0.0.1', port: 0, loadIntervalMs: 3_600_000, engineIn: setup, log: () => undefined, ...engineConfig });
           measured = await measureServer(server);
           const [{ n }] = await server.store.query('SELECT count(*) AS n FROM events');
@@ -106,6 +119,7 @@ try {
   }
 } finally {
   await clickhouse.stop();
+  await cluster?.stop();
   await postgres?.stop();
 }
 for (const [key, values] of results) console.log(`median ${key}: ${median(values)} (${values.join(', ')})`);

@@ -13,8 +13,13 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
  * misses parts only replicas that do not answer hold (store/clickhouse/replicas.ts).
  */
 const CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', 'SVC_PROCESS_ENDED', 'SVC_REPLICA_BEHIND']);
-/** Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket (ClickHouse). */
-const MESSAGES = /^(Connection terminated|Client has encountered a connection error)|socket hang up/;
+/**
+ * Their messages where no code is set: node-postgres' closed connections, a cut HTTP socket
+ * (ClickHouse), and ClickHouse's own codes (its client sets none) for a server it asked in turn
+ * that did not answer, a shard under a Distributed table: 32 a connection closed mid-answer,
+ * 209 a socket timeout, 210 a network error, 279 every replica of a shard tried.
+ */
+const MESSAGES = /^(Connection terminated|Client has encountered a connection error|Code: (32|209|210|279)\b)|socket hang up/;
 
 /** Whether `failure` or an error it was caused by (five deep at most) passes `test`. */
 export function causedBy(failure: unknown, test: (error: Error & { code?: unknown }) => boolean): boolean {

@@ -14,6 +14,9 @@ export interface EngineConfig {
   clickhouseUrl?: string;
   /** The other replicas of `clickhouseUrl`'s shard. */
   clickhouseReplicaUrls?: string[];
+  /** The replicas of each further shard, and the cluster that lists the shards. */
+  clickhouseShardUrls?: string[][];
+  clickhouseCluster?: string;
   clickhouseDatabase?: string;
   /** DuckDB's memory limit (e.g. `1GB`); DuckDB's default when not given. */
   duckdbMemoryLimit?: string;
@@ -47,6 +50,6 @@ export async function openEngine(config: EngineConfig, log: (message: string) =>
   const [{ ClickHouseEngine }, { postgresLoadLock }, { journalId }] = await Promise.all([import('./clickhouse/engine.js'), import('./load-lock.js'), import('./journal-id.js')]);
   // Several processes may load into this database: their loads take turns on PostgreSQL.
   const loading = { loadLock: postgresLoadLock(postgres), journalId: await journalId(config.dataDir) };
-  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, replicaUrls: config.clickhouseReplicaUrls, database: config.clickhouseDatabase, insertIdWindowMs: config.insertIdWindowMs, log }, postgres, loading);
+  const engine = await ClickHouseEngine.open({ url: config.clickhouseUrl, replicaUrls: config.clickhouseReplicaUrls, shardUrls: config.clickhouseShardUrls, cluster: config.clickhouseCluster, database: config.clickhouseDatabase, insertIdWindowMs: config.insertIdWindowMs, log }, postgres, loading);
   return { engine, entitySql: postgres, close: () => postgres.close() };
 }

@@ -23,6 +23,8 @@ const engineArgs = [
   String(TEST_PRIORITY.engineNice),
   ...(engine.engine ? ['--engine', engine.engine] : []),
   ...(engine.clickhouseUrl ? ['--clickhouse-url', engine.clickhouseUrl] : []),
+  ...(engine.clickhouseShardUrls ?? []).flatMap((replicas) => ['--clickhouse-shard', replicas.join(',')]),
+  ...(engine.clickhouseCluster ? ['--clickhouse-cluster', engine.clickhouseCluster] : []),
   ...(engine.clickhouseDatabase ? ['--clickhouse-database', engine.clickhouseDatabase] : []),
   ...(engine.postgresUrl ? ['--postgres-url', engine.postgresUrl] : []),
 ];

@@ -127,6 +127,8 @@ export async function testEngine(): Promise<Partial<ServerConfig>> {
       ...TEST_PRIORITY,
       engine: 'clickhouse',
       clickhouseUrl: inject('clickhouseUrl'),
+      clickhouseShardUrls: inject('clickhouseShards')?.shardUrls,
+      clickhouseCluster: inject('clickhouseShards')?.cluster,
       clickhouseDatabase: `svc_test_${randomBytes(6).toString('hex')}`,
       postgresUrl: await freshPostgresDatabase(inject('postgresUrl')),
     };

@@ -150,7 +150,8 @@ export class ClickHouseDialect implements Dialect {
 
   private segmentCondition(condition: Condition | CohortCondition, appId: number): string {
     if (!('cohortId' in condition)) return this.condition(condition);
-    return `${condition.member ? '' : 'NOT '}e.svc_id IN (${currentCohortMembers(appId, condition.cohortId, string)})`;
+    // GLOBAL: with shards the members are on the first one only (store/clickhouse/shards.ts).
+    return `${condition.member ? '' : 'NOT '}e.svc_id GLOBAL IN (${currentCohortMembers(appId, condition.cohortId, string)})`;
   }
 
   /** The conditions an event meets to be one of the selector's (the same selection as DuckDbDialect's). */
@@ -275,7 +276,8 @@ export class ClickHouseDialect implements Dialect {
   /** A top-level key present with any value, null included (as DuckDB's json_extract IS NOT NULL). */
   eventPropertySeen(appId: number, property: string, eventTypes: readonly string[] | null): string {
     const ofTypes = eventTypes === null ? '' : ` AND event_type IN (${eventTypes.map(string).join(', ')})`;
-    return `SELECT 1 FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND has(property_keys, ${string(property)}) LIMIT 1`;
+    // A column, not `SELECT 1`: through a Distributed table 18.16 then failed with "Cannot find column `has(…)` in source stream".
+    return `SELECT app_id FROM events WHERE app_id = ${integer(appId)}${ofTypes} AND has(property_keys, ${string(property)}) LIMIT 1`;
   }
 
   /**
@@ -383,7 +385,8 @@ export class ClickHouseDialect implements Dialect {
     const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(property_keys) AS version_keys, groupArray(property_values) AS version_values
       FROM (SELECT svc_id, ingest_seq, property_keys, property_values FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
     const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
-    return state ? ` ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
+    // GLOBAL: with shards, computed whole where the profile versions are (store/clickhouse/shards.ts).
+    return state ? ` GLOBAL ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }
 }
 

@@ -492,7 +492,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       `SELECT ingest_seq, server_upload_time FROM events
        WHERE app_id = ${Math.trunc(query.appId)} AND ingest_seq > ${Math.trunc(query.afterSeq)} AND ingest_seq <= ${Math.trunc(query.untilSeq)}
        AND svc_id IS NOT NULL AND server_upload_time >= ${Math.trunc(query.since)}${types}
-       AND segment IN (SELECT name FROM loaded_segments WHERE app_id IN (${Math.trunc(query.appId)}, ${NO_PROJECT}))
+       AND segment GLOBAL IN (SELECT name FROM loaded_segments WHERE app_id IN (${Math.trunc(query.appId)}, ${NO_PROJECT}))
        ORDER BY ingest_seq LIMIT ${Math.trunc(query.limit)}`,
     );
     return rows.map((r) => ({ ingestSeq: Number(r.ingest_seq), serverUploadTime: Number(r.server_upload_time) }));

@@ -14,13 +14,15 @@
 // insert_id would have nothing to collapse by. Plain MergeTree keeps each event once by
 // construction and sorts by what reporting filters on.
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { Readable } from 'node:stream';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
+import { fanOut } from './fan-out.js';
 import { Replicas } from './replicas.js';
 import { rowBinaryEncoder } from './row-binary.js';
 import { migrate } from './schema.js';
-import { ENGINE_TABLES, LOAD_OWNERSHIP_TABLES, REPORTING_TABLES, splitProperties, USER_ACTIVITY_TABLES } from './tables.js';
+import { ShardStore } from './shard-store.js';
+import { checkCluster, isSplit, shardOf } from './shards.js';
+import { engineTables, LOAD_OWNERSHIP_TABLES, LOCAL_NAMES, reportingTables, SAME_NAMES, splitProperties, type TableNames, userActivityTables } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -54,7 +56,7 @@ const encodeRows = rowBinaryEncoder([...Object.values(CLICKHOUSE_EVENT_COLUMNS),
  * Sorted by project, event type and time: reporting scans one project's events of one type
  * (or a few) over a time range; months as partitions keep parts of old data apart.
  */
-export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries(CLICKHOUSE_EVENT_COLUMNS)
+const eventsTable = (t: TableNames) => `CREATE TABLE IF NOT EXISTS ${t('events')} (${Object.entries(CLICKHOUSE_EVENT_COLUMNS)
   .map(([name, type]) => `${quote(name)} ${type}`)
   .join(', ')}) ENGINE = MergeTree() PARTITION BY toYYYYMM(toDateTime(intDiv(time, 1000))) ORDER BY (app_id, event_type, time) SETTINGS index_granularity = 8192`;
 
@@ -63,7 +65,7 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS events (${Object.entries
  * (`IF NOT EXISTS`, an added column skipped when it exists, aggregate rows that may come twice),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
-export const MIGRATIONS: readonly (readonly string[])[] = [[EVENTS_TABLE], ENGINE_TABLES, REPORTING_TABLES, LOAD_OWNERSHIP_TABLES, USER_ACTIVITY_TABLES];
+export const migrations = (t: TableNames): readonly (readonly string[])[] => [[eventsTable(t)], engineTables(t), reportingTables(t), LOAD_OWNERSHIP_TABLES, userActivityTables(t)];
 
 export interface ClickHouseOptions {
   /** The server's HTTP URL, e.g. `http://127.0.0.1:8123`. */
@@ -74,6 +76,13 @@ export interface ClickHouseOptions {
    * the engine moves to the next replica when the one in use does not answer (replicas.ts).
    */
   replicaUrls?: readonly string[];
+  /**
+   * The replicas of each further shard (`url`'s is the first): the events are split across the
+   * shards by user (shards.ts), read whole through Distributed tables over `cluster`.
+   */
+  shardUrls?: readonly (readonly string[])[];
+  /** The cluster in the servers' `remote_servers` that lists the shards, in this order (needed with `shardUrls`). */
+  cluster?: string;
   /** Created if missing; `default` when not given. */
   database?: string;
   /** Lines of a journal segment the engine parses and encodes at a time while loading it (default 2,000). */
@@ -107,43 +116,74 @@ const integer = (value: number) => {
   return String(value);
 };
 
-/** How long a replica is given to fetch what the others wrote before a load reads it. */
-const REPLICA_FETCH_TIME_LIMIT_MS = 30_000;
-
 /** How long a request to ClickHouse may take before the client gives up (one hour). */
 const REPORTING_QUERY_TIMEOUT_MS = 3_600_000;
 
-export class ClickHouseEvents {
-  private constructor(private readonly replicas: Replicas) {}
+/** A split table on a shard: the shard, and the table's name there. */
+export interface ShardTable {
+  shard: ShardStore;
+  table: string;
+}
 
-  /** Connects, creates the database where missing and brings the schema of each replica that answers to the latest version. */
+export class ClickHouseEvents {
+  private constructor(
+    /** The first shard holds every table that is not split (the only one without shards). */
+    private readonly shards: readonly ShardStore[],
+    private readonly sharded: boolean,
+  ) {}
+
+  private get first(): ShardStore {
+    return this.shards[0]!;
+  }
+
+  /**
+   * Connects, creates the database where missing and brings the schema of each replica that
+   * answers to the latest version; a shard none of whose replicas answers fails the open.
+   */
   static async open(options: ClickHouseOptions): Promise<ClickHouseEvents> {
     const database = options.database ?? 'default';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`Not a database name: ${database}`);
-    const urls = [options.url, ...(options.replicaUrls ?? [])];
+    const shardUrls = [[options.url, ...(options.replicaUrls ?? [])], ...(options.shardUrls ?? [])];
+    const { cluster } = options;
+    if (shardUrls.length > 1 && cluster === undefined) throw new Error('ClickHouse shards need the cluster that lists them for the Distributed tables (--clickhouse-cluster)');
+    const replicated = shardUrls.some((urls) => urls.length > 1);
+    const log = { level: ClickHouseLogLevel.OFF };
+    for (const urls of shardUrls) {
+      const bootstrap = new Replicas(urls.map((url) => createClient({ url, log })), urls, false);
+      try {
+        const answering = await bootstrap.answering();
+        // None answers: the last one's failure says why.
+        if (answering.length === 0) await bootstrap.read((client) => client.command({ query: 'SELECT 1' }));
+        for (const client of answering) await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
+      } finally {
+        await bootstrap.close();
+      }
+    }
     const settings = {
       // 64-bit integers as JSON numbers (the values stored are below 2^53).
       output_format_json_quote_64bit_integers: 0 as const,
       // A replicated table drops an insert of the same rows as one of its last 100 by default:
       // a segment loaded again after its torn rows were deleted must be kept.
       insert_deduplicate: 0 as const,
+      // A subquery over a split table inside a read of one is computed whole (shards.ts).
+      ...(cluster === undefined ? {} : { distributed_product_mode: 'global' as const }),
     };
-    const log = { level: ClickHouseLogLevel.OFF };
-    const replicated = urls.length > 1;
-    const bootstrap = new Replicas(urls.map((url) => createClient({ url, log })), urls, false);
-    try {
-      const answering = await bootstrap.answering();
-      // None answers: the last one's failure says why.
-      if (answering.length === 0) await bootstrap.read((client) => client.command({ query: 'SELECT 1' }));
-      for (const client of answering) await client.command({ query: `CREATE DATABASE IF NOT EXISTS ${database}` });
-    } finally {
-      await bootstrap.close();
-    }
     // The client's default 30 s cut reporting questions that DuckDB answers in time (session
     // lengths over 10M events took longer): a query runs as long as the engine needs, as on DuckDB.
-    const replicas = new Replicas(urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS })), urls, replicated, options.log);
-    await migrate(await replicas.answering(), MIGRATIONS, database, replicated);
-    return new ClickHouseEvents(replicas);
+    const shards = shardUrls.map((urls, index) => {
+      const clients = urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS }));
+      return new ShardStore(new Replicas(clients, urls, replicated, options.log), index);
+    });
+    const events = new ClickHouseEvents(shards, cluster !== undefined);
+    try {
+      const answering = await Promise.all(shards.map((shard) => shard.answering()));
+      if (cluster !== undefined) await checkCluster(answering, shardUrls, cluster);
+      await migrate({ shards: answering, replicated, cluster }, migrations, database);
+    } catch (error) {
+      await events.close();
+      throw error;
+    }
+    return events;
   }
 
   /** The schema version the database is at on the replica in use (0: nothing created yet). */
@@ -152,24 +192,39 @@ export class ClickHouseEvents {
     return Number(row?.version ?? 0);
   }
 
-  /** Runs a read on the replica in use, or on the next ones when it does not answer. */
+  /** Runs a read on the replica in use of the first shard, or on the next ones when it does not answer. */
   read<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
-    return this.replicas.read(call);
+    return this.first.read(call);
   }
 
-  /** Runs a statement that changes data on the replica in use (on the next ones only when refused unsent). */
+  /** Runs a statement that changes data on the first shard's replica in use (on the next ones only when refused unsent). */
   write<T>(call: (client: ClickHouseClient) => Promise<T>): Promise<T> {
-    return this.replicas.write(call);
+    return this.first.write(call);
   }
 
-  /** Waits until the replica in use holds what every replica wrote before now (replicas.ts); nothing on one server. */
-  fetchOtherReplicas(): Promise<void> {
-    return this.replicas.fetchOthers(REPLICA_FETCH_TIME_LIMIT_MS);
+  /**
+   * Waits until reads hold what every replica wrote before now (replicas.ts); nothing on one
+   * server. The other shards are read through the Distributed tables, from any of their replicas.
+   */
+  async fetchOtherReplicas(): Promise<void> {
+    for (const shard of this.shards) await shard.fetchOtherReplicas(shard !== this.first);
   }
 
-  /** A statement without rows (ALTER, INSERT … SELECT). */
-  async command(sql: string): Promise<void> {
-    await this.write((client) => client.command({ query: sql }));
+  /** A statement without rows (ALTER, INSERT … SELECT) on the first shard. */
+  command(sql: string): Promise<void> {
+    return this.first.command(sql);
+  }
+
+  /** Where a table's rows are: on every shard for a split table (each its own part), else on the first. */
+  shardsOf(table: string): ShardTable[] {
+    if (!this.sharded || !isSplit(table)) return [{ shard: this.first, table }];
+    return this.shards.map((shard) => ({ shard, table: LOCAL_NAMES(table) }));
+  }
+
+  /** Runs a statement on the split tables of each shard (`names`: theirs there; on one server, as they are). */
+  async onEveryShard(statement: (names: TableNames) => string): Promise<void> {
+    if (!this.sharded) return this.first.command(statement(SAME_NAMES));
+    for (const shard of this.shards) await shard.command(statement(LOCAL_NAMES));
   }
 
   /**
@@ -182,25 +237,19 @@ export class ClickHouseEvents {
   }
 
   /**
-   * Inserts `count` events given in chunks in one INSERT, as `insert` does; a chunk is encoded
-   * when the request pulls it, so a chunk or two of events and their bytes exist at a time.
+   * Inserts `count` events given in chunks in one INSERT per shard, as `insert` does; a chunk
+   * is encoded when the request pulls it, so a chunk or two of events and their bytes exist at
+   * a time (per shard).
    */
   async insertChunks(chunks: Iterable<readonly ResolvedEvent[]> | AsyncIterable<readonly ResolvedEvent[]>, count: number, segment = ''): Promise<void> {
     if (count === 0) return;
-    async function* encoded() {
-      for await (const events of chunks) yield encodeRows(events.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]));
+    async function* encoded(events: Iterable<readonly ResolvedEvent[]> | AsyncIterable<readonly ResolvedEvent[]>) {
+      for await (const chunk of events) yield encodeRows(chunk.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]));
     }
-    // The chunks are read as the request is sent: not sent again on another replica (the load fails and runs again).
-    await this.replicas.write(async (client) => {
-      const result = await client.exec({
-        query: `INSERT INTO events (${[...insertColumns, ...EXTRA_COLUMNS].map(quote).join(', ')}) FORMAT RowBinary`,
-        values: Readable.from(encoded()),
-        // One block per partition however many rows the segment holds (the default splits at 1,048,576).
-        clickhouse_settings: { max_insert_block_size: String(Math.max(count, 1_048_576)) },
-      });
-      result.stream.resume();
-      await new Promise((resolve, reject) => result.stream.on('end', resolve).on('error', reject));
-    }, true);
+    const columns = [...insertColumns, ...EXTRA_COLUMNS];
+    if (!this.sharded) return this.first.insertRowBinary('events', columns, encoded(chunks), count);
+    const sends = this.shards.map((shard) => (events: AsyncIterable<ResolvedEvent[]>) => shard.insertRowBinary(LOCAL_NAMES('events'), columns, encoded(events), count));
+    await fanOut(chunks, (event) => shardOf(event.svc_id, this.shards.length), sends);
   }
 
   /** The project's events in ingestion order. */
@@ -209,26 +258,17 @@ export class ClickHouseEvents {
     return rows.map(loadedEvent);
   }
 
-  /** Rows of a query (64-bit integers as numbers). */
-  async query(sql: string): Promise<Row[]> {
-    return this.read(async (client) => {
-      const rows: Row[] = [];
-      const result = await client.query({ query: sql, format: 'JSONEachRow' });
-      for await (const chunk of result.stream<Row>()) for (const row of chunk) rows.push(row.json());
-      return rows;
-    });
+  /** Rows of a query (64-bit integers as numbers), on the first shard. */
+  query(sql: string): Promise<Row[]> {
+    return this.first.query(sql);
   }
 
-  /**
-   * Rows of a large query, a chunk at a time as they arrive; sent again on another replica
-   * only until the answer starts.
-   */
-  async *queryChunks(sql: string): AsyncIterable<Row[]> {
-    const result = await this.read((client) => client.query({ query: sql, format: 'JSONEachRow' }));
-    for await (const rows of result.stream<Row>()) yield rows.map((row) => row.json());
+  /** Rows of a large query, a chunk at a time as they arrive (ShardStore.queryChunks). */
+  queryChunks(sql: string): AsyncIterable<Row[]> {
+    return this.first.queryChunks(sql);
   }
 
   async close(): Promise<void> {
-    await this.replicas.close();
+    await Promise.all(this.shards.map((shard) => shard.close()));
   }
 }

@@ -73,15 +73,15 @@ export class Replicas {
   }
 
   /**
-   * Waits until the replica in use has fetched what the replicas wrote before now (replicated
-   * tables only), as `SYSTEM SYNC REPLICA` does (it reads the shared log itself, where
-   * `system.replicas` may show the log read before its parts are queued); it also waits for
-   * merges queued meanwhile. A replica that cannot within `timeLimitMs` (what it lacks is on
-   * replicas that do not answer) fails as unavailable.
+   * Waits until the replica in use (`everyReplica`: each replica that answers) has fetched what
+   * the replicas wrote before now (replicated tables only), as `SYSTEM SYNC REPLICA` does (it
+   * reads the shared log itself, where `system.replicas` may show the log read before its parts
+   * are queued); it also waits for merges queued meanwhile. A replica that cannot within
+   * `timeLimitMs` (what it lacks is on replicas that do not answer) fails as unavailable.
    */
-  async fetchOthers(timeLimitMs: number): Promise<void> {
+  async fetchOthers(timeLimitMs: number, everyReplica = false): Promise<void> {
     if (!this.replicated) return;
-    await this.read(async (client) => {
+    const sync = async (client: ClickHouseClient) => {
       const tables = await (await client.query({ query: 'SELECT table FROM system.replicas WHERE database = currentDatabase()', format: 'JSONEachRow' })).json<{ table: string }>();
       const signal = AbortSignal.timeout(timeLimitMs);
       try {
@@ -90,7 +90,9 @@ export class Replicas {
         if (!signal.aborted) throw error;
         throw new ReplicaBehind(`ClickHouse replica ${this.urls[this.clients.indexOf(client)]} did not fetch within ${timeLimitMs / 1000} s what the other replicas wrote`);
       }
-    });
+    };
+    if (!everyReplica) return this.read(sync);
+    for (const client of await this.answering()) await sync(client);
   }
 
   private async checkComplete(replica: number): Promise<void> {

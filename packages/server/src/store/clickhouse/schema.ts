@@ -5,8 +5,13 @@
 // COLUMN once (the others have the column when it returns), and a migration's INSERT of
 // derived rows once. A replica that creates a table the others hold already copies their
 // current definition (`SHOW CREATE TABLE`): ZooKeeper refuses a replica of other columns.
+//
+// With shards each shard runs the migrations on its replicas (shards.ts): the first shard all of
+// them, the others those of the split tables.
 import type { ClickHouseClient } from '@clickhouse/client';
+import { checkLayout, shardSteps } from './shards.js';
 import { literal } from './sql-text.js';
+import { LOCAL_NAMES, SAME_NAMES, type TableNames } from './tables.js';
 
 const SCHEMA_VERSIONS = 'CREATE TABLE IF NOT EXISTS schema_versions (version UInt32, applied_at UInt64) ENGINE = TinyLog';
 
@@ -73,11 +78,27 @@ async function refuseUnreplicated(node: ClickHouseClient, database: string): Pro
   );
 }
 
-/**
- * Brings each of `nodes` to the last migration. With `replicated`, the nodes are replicas of
- * one shard (tables replicated); without, one node.
- */
-export async function migrate(nodes: readonly ClickHouseClient[], migrations: readonly (readonly string[])[], database: string, replicated: boolean): Promise<void> {
+/** The servers a migration runs on: each shard's replicas that answer, the first shard first. */
+export interface MigrationLayout {
+  shards: readonly (readonly ClickHouseClient[])[];
+  /** Whether the tables are replicated (a shard given more than one replica). */
+  replicated: boolean;
+  /** The cluster of the Distributed tables, when the events are split across shards. */
+  cluster?: string;
+}
+
+/** Brings every server of `layout` to the last of the migrations (written with the tables' names given). */
+export async function migrate(layout: MigrationLayout, migrations: (names: TableNames) => readonly (readonly string[])[], database: string): Promise<void> {
+  const { cluster, replicated } = layout;
+  for (const [index, nodes] of layout.shards.entries()) {
+    for (const node of nodes) await checkLayout(node, database, cluster !== undefined);
+    const steps = cluster === undefined ? migrations(SAME_NAMES) : shardSteps(migrations(LOCAL_NAMES), index === 0, cluster, database);
+    await migrateShard(nodes, steps, database, replicated);
+  }
+}
+
+/** Brings each of `nodes`, the replicas of one shard (`replicated`) or one server, to the last step. */
+async function migrateShard(nodes: readonly ClickHouseClient[], migrations: readonly (readonly string[])[], database: string, replicated: boolean): Promise<void> {
   if (replicated) for (const node of nodes) await refuseUnreplicated(node, database);
   const versions = new Map<ClickHouseClient, number>();
   for (const node of nodes) versions.set(node, await version(node));

@@ -39,7 +39,7 @@ export interface PendingMutation {
  * `is_done = 0` for good when an insert that drew a block number before it died unfinished,
  * though every part has it.
  */
-export async function pendingMutations(store: Pick<ClickHouseEvents, 'query'>, table?: string): Promise<PendingMutation[]> {
+export async function pendingMutations(store: { query(sql: string): Promise<Row[]> }, table?: string): Promise<PendingMutation[]> {
   const ofTable = table === undefined ? '' : ` AND table = ${literal(table)}`;
   const rows = await store.query(
     `SELECT table, mutation_id, command, toString(create_time) AS created, parts_to_do, block_numbers.partition_id AS partitions, block_numbers.number AS blocks
@@ -63,17 +63,24 @@ export async function pendingMutations(store: Pick<ClickHouseEvents, 'query'>, t
 /** A pending mutation in a line: id, creation time, parts to do, its command's start. */
 export const describeMutation = (m: PendingMutation) => `${m.id} (created ${m.created}, ${m.partsToDo} parts to do): ${m.command.slice(0, 200)}`;
 
-/** Runs a mutation and waits until every part of the table has it (and the table's earlier ones) applied, at most `timeLimitMs`. */
+/**
+ * Runs a mutation and waits until every part of the table has it (and the table's earlier ones)
+ * applied, at most `timeLimitMs`; of a split table, on every shard (its part of the table there).
+ */
 export async function mutate(store: ClickHouseEvents, table: string, mutation: string, timeLimitMs = MUTATION_TIME_LIMIT_MS): Promise<void> {
-  await store.command(`ALTER TABLE ${table} ${mutation}`);
+  const targets = store.shardsOf(table);
+  for (const { shard, table: name } of targets) await shard.command(`ALTER TABLE ${name} ${mutation}`);
   const deadline = performance.now() + timeLimitMs;
-  for (;;) {
-    const pending = await pendingMutations(store, table);
-    if (pending.length === 0) return;
-    if (performance.now() >= deadline) {
-      const listed = pending.map(describeMutation).join('; ');
-      throw new Error(`ClickHouse mutations of table ${table} not done after ${Math.round(timeLimitMs / 1000)} s: ${listed}. One that fails is retried by ClickHouse forever and blocks the later ones (docs/engines.md)`);
+  for (const { shard, table: name } of targets) {
+    for (;;) {
+      const pending = await pendingMutations(shard, name);
+      if (pending.length === 0) break;
+      if (performance.now() >= deadline) {
+        const listed = pending.map(describeMutation).join('; ');
+        const where = targets.length > 1 ? ` on shard ${shard.index + 1}` : '';
+        throw new Error(`ClickHouse mutations of table ${name}${where} not done after ${Math.round(timeLimitMs / 1000)} s: ${listed}. One that fails is retried by ClickHouse forever and blocks the later ones (docs/engines.md)`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
     }
-    await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
   }
 }

@@ -8,8 +8,18 @@
 import { INACTIVE_EVENT_TYPES } from '../../model/query.js';
 import { literal } from './sql-text.js';
 
-export const ENGINE_TABLES: readonly string[] = [
-  "ALTER TABLE events ADD COLUMN segment String DEFAULT ''",
+/**
+ * The tables split across shards (shards.ts): on each shard its rows in `<name>_local`, read
+ * whole through a Distributed table of the name. Statements that write them name them through
+ * `TableNames`: as they are on one server, or each shard's own.
+ */
+export type ShardedTable = 'events' | 'user_days' | 'user_firsts';
+export type TableNames = (table: ShardedTable) => string;
+export const SAME_NAMES: TableNames = (table) => table;
+export const LOCAL_NAMES: TableNames = (table) => `${table}_local`;
+
+export const engineTables = (t: TableNames): readonly string[] => [
+  `ALTER TABLE ${t('events')} ADD COLUMN segment String DEFAULT ''`,
   'CREATE TABLE IF NOT EXISTS loaded_segments (name String, last_ingest_seq Int64, loaded_at UInt64) ENGINE = MergeTree() ORDER BY name',
   'CREATE TABLE IF NOT EXISTS identity_users (app_id Int32, user_id String, svc_id Int64, segment String) ENGINE = MergeTree() ORDER BY (app_id, user_id)',
   'CREATE TABLE IF NOT EXISTS identity_devices (app_id Int32, device_id String, svc_id Int64, owner Nullable(String), version Int64, segment String) ENGINE = MergeTree() ORDER BY (app_id, device_id)',
@@ -33,16 +43,16 @@ export const SEGMENT_TABLES = ['events', 'identity_users', 'identity_devices', '
  * `member = 0`, an unmapped user a row with `to_svc` NULL. The entity store (SqlSession)
  * keeps the mappings' user ids; this mirror holds what the reporting SQL joins.
  */
-export const REPORTING_TABLES: readonly string[] = [
+export const reportingTables = (t: TableNames): readonly string[] => [
   'CREATE TABLE IF NOT EXISTS cohort_members (app_id Int32, cohort_id String, svc_id Int64, member UInt8, version Int64) ENGINE = MergeTree() ORDER BY (app_id, cohort_id, svc_id)',
   'CREATE TABLE IF NOT EXISTS user_mappings (app_id Int32, from_svc Int64, to_svc Nullable(Int64), version Int64) ENGINE = MergeTree() ORDER BY (app_id, from_svc)',
   // Property objects split into their top-level keys and values' JSON texts (splitProperties):
   // 18.16 reads JSON only by visitParam, which finds a key at any depth. Rows written before
   // this step have empty arrays (no ClickHouse database held events before it).
-  "ALTER TABLE events ADD COLUMN property_keys Array(String) DEFAULT []",
-  "ALTER TABLE events ADD COLUMN property_values Array(String) DEFAULT []",
-  "ALTER TABLE events ADD COLUMN user_property_keys Array(String) DEFAULT []",
-  "ALTER TABLE events ADD COLUMN user_property_values Array(String) DEFAULT []",
+  `ALTER TABLE ${t('events')} ADD COLUMN property_keys Array(String) DEFAULT []`,
+  `ALTER TABLE ${t('events')} ADD COLUMN property_values Array(String) DEFAULT []`,
+  `ALTER TABLE ${t('events')} ADD COLUMN user_property_keys Array(String) DEFAULT []`,
+  `ALTER TABLE ${t('events')} ADD COLUMN user_property_values Array(String) DEFAULT []`,
   "ALTER TABLE profile_versions ADD COLUMN property_keys Array(String) DEFAULT []",
   "ALTER TABLE profile_versions ADD COLUMN property_values Array(String) DEFAULT []",
 ];
@@ -71,20 +81,21 @@ const ACTIVE = `event_type NOT IN (${INACTIVE_EVENT_TYPES.map(literal).join(', '
  * `ifNull(svc_id, 0) AS svc_id` filtered on `!= 0`: 18.16 resolves the alias before the column
  * in WHERE, and svc_ids start at 1, so events of no user are left out either way.
  */
-export const userDaysOf = (where = '') =>
+export const userDaysOf = (t: TableNames, where = '') =>
   `SELECT app_id, toInt32(tupleElement(${PLACES} AS place, 1)) AS day, ifNull(svc_id, 0) AS svc_id,
      groupBitOrState(if(${ACTIVE}, tupleElement(place, 2), toUInt64(0))) AS active_hours, groupBitOrState(tupleElement(place, 2)) AS all_hours
-   FROM events WHERE svc_id != 0${where} GROUP BY app_id, day, svc_id`;
-export const userFirstsOf = (where = '') => `SELECT app_id, ifNull(svc_id, 0) AS svc_id, minState(time) AS first_time FROM events WHERE svc_id != 0${where} GROUP BY app_id, svc_id`;
+   FROM ${t('events')} WHERE svc_id != 0${where} GROUP BY app_id, day, svc_id`;
+export const userFirstsOf = (t: TableNames, where = '') =>
+  `SELECT app_id, ifNull(svc_id, 0) AS svc_id, minState(time) AS first_time FROM ${t('events')} WHERE svc_id != 0${where} GROUP BY app_id, svc_id`;
 
 /** Migration 5 (user-activity.ts): the tables, their views, and the events stored before them. */
-export const USER_ACTIVITY_TABLES: readonly string[] = [
-  'CREATE TABLE IF NOT EXISTS user_days (app_id Int32, day Int32, svc_id Int64, active_hours AggregateFunction(groupBitOr, UInt64), all_hours AggregateFunction(groupBitOr, UInt64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, day, svc_id)',
-  'CREATE TABLE IF NOT EXISTS user_firsts (app_id Int32, svc_id Int64, first_time AggregateFunction(min, Int64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, svc_id)',
-  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_days_feed TO user_days AS ${userDaysOf()}`,
-  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_firsts_feed TO user_firsts AS ${userFirstsOf()}`,
-  `INSERT INTO user_days ${userDaysOf()}`,
-  `INSERT INTO user_firsts ${userFirstsOf()}`,
+export const userActivityTables = (t: TableNames): readonly string[] => [
+  `CREATE TABLE IF NOT EXISTS ${t('user_days')} (app_id Int32, day Int32, svc_id Int64, active_hours AggregateFunction(groupBitOr, UInt64), all_hours AggregateFunction(groupBitOr, UInt64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, day, svc_id)`,
+  `CREATE TABLE IF NOT EXISTS ${t('user_firsts')} (app_id Int32, svc_id Int64, first_time AggregateFunction(min, Int64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, svc_id)`,
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_days_feed TO ${t('user_days')} AS ${userDaysOf(t)}`,
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_firsts_feed TO ${t('user_firsts')} AS ${userFirstsOf(t)}`,
+  `INSERT INTO ${t('user_days')} ${userDaysOf(t)}`,
+  `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t)}`,
 ];
 
 /** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */

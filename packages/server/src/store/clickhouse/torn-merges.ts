@@ -30,7 +30,7 @@ export async function revertTornMerges(store: ClickHouseEvents, mutate: Mutate, 
   await mutate('events', `UPDATE svc_id = transform(ifNull(device_id, ''), [${deviceIds}], [${ownIds}], assumeNotNull(svc_id)) WHERE svc_id IN (${created}) AND segment != ${segment}`);
   // A profile version is its event's (the same ingest_seq), whose own id is back.
   const versions = await store.query(
-    `SELECT ingest_seq, svc_id FROM events WHERE ingest_seq IN (SELECT ingest_seq FROM profile_versions WHERE svc_id IN (${created}) AND segment != ${segment}) AND svc_id IS NOT NULL`,
+    `SELECT ingest_seq, svc_id FROM events WHERE ingest_seq GLOBAL IN (SELECT ingest_seq FROM profile_versions WHERE svc_id IN (${created}) AND segment != ${segment}) AND svc_id IS NOT NULL`,
   );
   if (versions.length === 0) return;
   const seqs = versions.map((v) => `toInt64(${Math.trunc(Number(v.ingest_seq))})`).join(', ');

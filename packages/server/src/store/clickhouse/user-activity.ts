@@ -121,8 +121,9 @@ export class UserActivity {
     const [fromList, toList] = [integers(from), integers(to)];
     // No alias: WHERE would read it instead of the column.
     const moved = `transform(svc_id, [${fromList}], [${toList}], svc_id)`;
-    await this.store.command(`INSERT INTO user_days SELECT app_id, day, ${moved}, active_hours, all_hours FROM user_days WHERE svc_id IN (${fromList})`);
-    await this.store.command(`INSERT INTO user_firsts SELECT app_id, ${moved}, first_time FROM user_firsts WHERE svc_id IN (${fromList})`);
+    // On each shard, where the merged users' rows are (shards.ts).
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} SELECT app_id, day, ${moved}, active_hours, all_hours FROM ${t('user_days')} WHERE svc_id IN (${fromList})`);
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} SELECT app_id, ${moved}, first_time FROM ${t('user_firsts')} WHERE svc_id IN (${fromList})`);
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE svc_id IN (${fromList})`, this.mutationTimeLimitMs);
   }
 
@@ -136,7 +137,7 @@ export class UserActivity {
     if (appIds.length === 0) return;
     const projects = `app_id IN (${integers(appIds)})`;
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE ${projects}`, this.mutationTimeLimitMs);
-    await this.store.command(`INSERT INTO user_days ${userDaysOf(` AND ${projects}`)}`);
-    await this.store.command(`INSERT INTO user_firsts ${userFirstsOf(` AND ${projects}`)}`);
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} ${userDaysOf(t, ` AND ${projects}`)}`);
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t, ` AND ${projects}`)}`);
   }
 }

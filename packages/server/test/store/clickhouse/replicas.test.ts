@@ -10,18 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { reportRange } from '../../../src/model/time.js';
-import type { RunnerContext } from '../../../src/reporting/runners/context.js';
-import { funnel } from '../../../src/reporting/runners/funnels.js';
-import { segmentation } from '../../../src/reporting/runners/segmentation.js';
-import { userCounts } from '../../../src/reporting/runners/users.js';
 import { isUnavailable } from '../../../src/shared/unavailable.js';
-import { ClickHouseDialect } from '../../../src/store/clickhouse/dialect.js';
 import { ClickHouseEngine } from '../../../src/store/clickhouse/engine.js';
 import { ClickHouseEvents } from '../../../src/store/clickhouse/events.js';
 import { reportReplicas } from '../../../src/store/clickhouse/replica-report.js';
-import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
 import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
 import { generateEvents } from '../../reporting/dataset.js';
+import { expectAgreement as expectAgreementOf, loadUntilDone as loadUntilDoneOn, type Question } from './cluster-agreement.js';
 import { stored } from './engines.js';
 import { ReplicaPair } from './replica-pair.js';
 import { memorySession } from './memory-session.js';
@@ -49,15 +44,6 @@ async function eventsOn(index: number): Promise<number> {
   return Number(await replicas.on(index, `SELECT count() FROM events WHERE app_id = ${APP}`));
 }
 
-/** Loads the segment as the server's loader does: again after a failure of unavailable storage, until it succeeds. */
-async function loadUntilDone(path: string, name: string): Promise<void> {
-  for (;;) {
-    const failure = await ch.loadSegment(path, name).then(() => undefined, (error: unknown) => error);
-    if (failure === undefined) return;
-    if (!isUnavailable(failure)) throw failure;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 /** The replica that runs an INSERT into the events, once one does. */
 async function replicaInserting(): Promise<number> {
@@ -75,27 +61,9 @@ function segmentFile(index: number): string {
   return path;
 }
 
-/** Some of the reporting oracle's questions: active and new users, uniques by country, an ordered funnel. */
-async function answers(engine: 'duck' | 'ch') {
-  const common = { appId: APP, timeZone: 'UTC', now: () => START + 60 * DAY };
-  const ctx: RunnerContext =
-    engine === 'duck'
-      ? { ...common, dialect: new DuckDbDialect({ userMappings: false }), query: (sql) => duck.query(sql), queryChunks: (sql) => duck.queryChunks(sql) }
-      : { ...common, dialect: new ClickHouseDialect({ userMappings: false }), query: (sql) => ch.query(sql), queryChunks: (sql) => ch.queryChunks(sql), timelineCounts: (query) => ch.timelineCounts(query) };
-  const selector = (eventType: string) => ({ eventType, conditions: [] });
-  return {
-    active: await userCounts(ctx, { range: RANGE, metric: 'active', interval: 'day', segment: [] }),
-    new: await userCounts(ctx, { range: RANGE, metric: 'new', interval: 'week', segment: [] }),
-    byCountry: await segmentation(ctx, { metric: 'uniques', interval: 'week', events: [selector('_active')], groupBy: [{ kind: 'builtIn', name: 'country' }], segment: [], limit: 100, activeUsersOnly: false, range: RANGE }),
-    funnel: await funnel(ctx, { range: RANGE, steps: [selector('A'), selector('B'), selector('C')], mode: 'ordered', windowSeconds: 2 * 86_400, segment: [], limit: 10 }),
-  };
-}
-
-async function expectAgreement(): Promise<void> {
-  const expected = await answers('duck');
-  expect(expected.active.series[0]!.collapsed, 'users counted').toBeGreaterThan(0);
-  expect(await answers('ch')).toEqual(expected);
-}
+const QUESTION: Question = { appId: APP, range: RANGE, now: START + 60 * DAY };
+const expectAgreement = () => expectAgreementOf(duck, ch, QUESTION);
+const loadUntilDone = (path: string, name: string) => loadUntilDoneOn(ch, path, name);
 
 beforeAll(async () => {
   replicas = await ReplicaPair.start(DATABASE);
