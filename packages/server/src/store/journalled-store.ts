@@ -13,6 +13,7 @@
 // for the next round.
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isUnavailable } from '../shared/unavailable.js';
 import { journalLine } from './journal-line.js';
 import { Journal, type Segment } from './journal.js';
 import { eachInSlices, yieldToEventLoop } from '../shared/time-slice.js';
@@ -102,7 +103,8 @@ export class JournalledStore implements Store {
       try {
         await this.loadAndDelete(next);
       } catch (error) {
-        if (!(await this.engineAnswers(next))) throw error;
+        // Storage that did not answer (a ClickHouse shard down while the first answers) refused no record.
+        if (isUnavailable(error) || !(await this.engineAnswers(next))) throw error;
         const halves = await this.journal.split(next);
         if (halves) {
           pending.unshift(...halves);
