@@ -18,6 +18,7 @@ export async function startCluster({ shards = 2, replicas = 1 } = {}) {
     startClickHouse({
       ports: ports[at(shard, replica)],
       dir: earlier?.dir,
+      keep: false,
       clusters,
       ...(zookeeper ? { zookeeper: zookeeper.port, macros: { shard: shard + 1, replica: `r${replica + 1}` } } : {}),
     });

@@ -26,7 +26,7 @@ export interface ClickHousePorts {
 export function startClickHouse(options?: {
   timeoutMs?: number;
   keep?: boolean;
-  /** Runs on this directory's data (created if missing) and keeps it; a fresh temporary directory by default. */
+  /** Runs on this directory's data (created if missing) and keeps it unless `keep` is false; a fresh temporary directory by default. */
   dir?: string;
   /** Clusters for Distributed tables: name → their shards' native TCP ports on 127.0.0.1 (a port: one server; ports: replicas of the shard). */
   clusters?: Record<string, (number | number[])[]>;

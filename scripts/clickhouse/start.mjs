@@ -118,17 +118,18 @@ function answers(url) {
  * Starts a server; resolves to its HTTP URL (`http://127.0.0.1:<port>`), the native TCP
  * port, its directory and `stop()` (ends the process, removes the directory unless `keep`).
  * `dir` runs it on that directory's data (created if missing; the configuration is written
- * again with new ports) and keeps it: a benchmark's loaded tables are reused next time.
+ * again with new ports) and keeps it unless `keep` is false: a benchmark's loaded tables are
+ * reused next time, a test's server killed and started again is removed at its stop.
  * `clusters` names clusters of other servers (their native TCP ports, a shard each) for
  * Distributed tables; `settings` go into the default user's profile. `zookeeper` (a client port
  * on 127.0.0.1) and `macros` (`shard`, `replica`) make it a replica for ReplicatedMergeTree
  * tables. `ports` starts it again on the ports of an earlier start (with `dir`: a replica killed
  * by `kill()` and restarted, which its peers find again where they knew it).
  */
-export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: givenDir, clusters = {}, settings = {}, zookeeper, macros = {}, ports: givenPorts } = {}) {
+export async function startClickHouse({ timeoutMs = 30_000, keep: keepGiven, dir: givenDir, clusters = {}, settings = {}, zookeeper, macros = {}, ports: givenPorts } = {}) {
   const started = performance.now();
   const dir = givenDir ?? mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
-  if (givenDir !== undefined) keep = true;
+  let keep = keepGiven ?? givenDir !== undefined;
   for (const sub of ['log', 'data', 'tmp', 'user_files', 'format_schemas']) mkdirSync(join(dir, sub), { recursive: true });
   const ports = givenPorts ?? { http: await freePort(), tcp: await freePort(), interserver: await freePort() };
   const { http: httpPort, tcp: tcpPort } = ports;
@@ -170,7 +171,7 @@ export async function startClickHouse({ timeoutMs = 30_000, keep = false, dir: g
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values } = parseArgs({ options: { keep: { type: 'boolean', default: false }, dir: { type: 'string' } } });
+  const { values } = parseArgs({ options: { keep: { type: 'boolean' }, dir: { type: 'string' } } });
   const server = await startClickHouse(values);
   console.log(server.url);
   console.error(`clickhouse-server pid ${server.pid} in ${server.dir}, native TCP port ${server.tcpPort}, answered after ${Math.round(server.startMs)} ms`);

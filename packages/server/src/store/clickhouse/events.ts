@@ -172,7 +172,7 @@ export class ClickHouseEvents {
     // lengths over 10M events took longer): a query runs as long as the engine needs, as on DuckDB.
     const shards = shardUrls.map((urls, index) => {
       const clients = urls.map((url) => createClient({ url, database, clickhouse_settings: settings, log, request_timeout: REPORTING_QUERY_TIMEOUT_MS }));
-      return new ShardStore(new Replicas(clients, urls, replicated, options.log), index);
+      return new ShardStore(new Replicas(clients, urls, replicated, options.log), index, cluster !== undefined && index > 0);
     });
     const events = new ClickHouseEvents(shards, cluster !== undefined);
     try {
@@ -224,7 +224,10 @@ export class ClickHouseEvents {
   /** Runs a statement on the split tables of each shard (`names`: theirs there; on one server, as they are). */
   async onEveryShard(statement: (names: TableNames) => string): Promise<void> {
     if (!this.sharded) return this.first.command(statement(SAME_NAMES));
-    for (const shard of this.shards) await shard.command(statement(LOCAL_NAMES));
+    for (const shard of this.shards) {
+      await shard.command(statement(LOCAL_NAMES));
+      await shard.written();
+    }
   }
 
   /**
@@ -250,6 +253,7 @@ export class ClickHouseEvents {
     if (!this.sharded) return this.first.insertRowBinary('events', columns, encoded(chunks), count);
     const sends = this.shards.map((shard) => (events: AsyncIterable<ResolvedEvent[]>) => shard.insertRowBinary(LOCAL_NAMES('events'), columns, encoded(events), count));
     await fanOut(chunks, (event) => shardOf(event.svc_id, this.shards.length), sends);
+    for (const shard of this.shards) await shard.written();
   }
 
   /** The project's events in ingestion order. */

@@ -16,6 +16,11 @@ export class ShardStore {
     private readonly replicas: Replicas,
     /** Its place among the shards (0: the first), for messages. */
     readonly index: number,
+    /**
+     * Whether it is read through Distributed tables, which may take any of its replicas (the
+     * shards after the first; the first is read on its replica in use).
+     */
+    private readonly readAnyReplica = false,
   ) {}
 
   /** Runs a read on the replica in use, or on the next ones when it does not answer. */
@@ -76,6 +81,15 @@ export class ShardStore {
    */
   fetchOtherReplicas(everyReplica: boolean): Promise<void> {
     return this.replicas.fetchOthers(REPLICA_FETCH_TIME_LIMIT_MS, everyReplica);
+  }
+
+  /**
+   * Waits until every replica that answers holds what was written to the replica in use, when
+   * reads may take any of them: else a question right after a load (or a mutation) could read
+   * a replica that has not fetched it yet, and a stream of events by ingest_seq skip past it.
+   */
+  async written(): Promise<void> {
+    if (this.readAnyReplica) await this.fetchOtherReplicas(true);
   }
 
   /** The replicas that answer now. */

@@ -82,5 +82,6 @@ export async function mutate(store: ClickHouseEvents, table: string, mutation: s
       }
       await new Promise((resolve) => setTimeout(resolve, MUTATION_POLL_MS));
     }
+    await shard.written();
   }
 }

@@ -49,6 +49,6 @@ export class ReplicaPair {
   }
 
   private startReplica(index: number, earlier?: ClickHouseServer): Promise<ClickHouseServer> {
-    return startClickHouse({ zookeeper: this.zookeeper.port, macros: { shard: 1, replica: `r${index + 1}` }, dir: earlier?.dir, ports: earlier?.ports });
+    return startClickHouse({ zookeeper: this.zookeeper.port, macros: { shard: 1, replica: `r${index + 1}` }, dir: earlier?.dir, keep: false, ports: earlier?.ports });
   }
 }
