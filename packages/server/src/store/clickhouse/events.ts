@@ -207,7 +207,7 @@ export class ClickHouseEvents {
    * server. The other shards are read through the Distributed tables, from any of their replicas.
    */
   async fetchOtherReplicas(): Promise<void> {
-    for (const shard of this.shards) await shard.fetchOtherReplicas(shard !== this.first);
+    for (const shard of this.shards) await shard.fetchOtherReplicas();
   }
 
   /** A statement without rows (ALTER, INSERT … SELECT) on the first shard. */

@@ -76,11 +76,10 @@ export class ShardStore {
 
   /**
    * Waits until what a load reads next holds what every replica wrote before now: the replica
-   * in use (`everyReplica`: each replica that answers, for reads through a Distributed table,
-   * which may take any of them).
+   * in use, or, when reads may take any replica, each replica that answers.
    */
-  fetchOtherReplicas(everyReplica: boolean): Promise<void> {
-    return this.replicas.fetchOthers(REPLICA_FETCH_TIME_LIMIT_MS, everyReplica);
+  fetchOtherReplicas(): Promise<void> {
+    return this.replicas.fetchOthers(REPLICA_FETCH_TIME_LIMIT_MS, this.readAnyReplica);
   }
 
   /**
@@ -89,7 +88,7 @@ export class ShardStore {
    * a replica that has not fetched it yet, and a stream of events by ingest_seq skip past it.
    */
   async written(): Promise<void> {
-    if (this.readAnyReplica) await this.fetchOtherReplicas(true);
+    if (this.readAnyReplica) await this.fetchOtherReplicas();
   }
 
   /** The replicas that answer now. */
