@@ -31,7 +31,10 @@ import { integers, literal, quoted } from './sql-text.js';
 import { withoutStoredRepeats } from './stored-repeats.js';
 import { SEGMENT_TABLES } from './tables.js';
 import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js';
+import type { TimelineFunnelQuery } from '../timelines/funnel.js';
+import type { FunnelGroup } from '../../model/funnel-times.js';
 import { UserActivity } from './user-activity.js';
+import { streamedFunnel } from './user-timelines.js';
 import { revertTornMerges } from './torn-merges.js';
 
 type Row = Record<string, unknown>;
@@ -342,9 +345,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return this.store.queryChunks(sql);
   }
 
-  /** Not available: this engine keeps no timelines, its funnels are SQL. */
-  timelineFunnel(): Promise<undefined> {
-    return Promise.resolve(undefined);
+  /** Plain funnels from each user's events read for the question (user-timelines.ts). */
+  timelineFunnel(query: TimelineFunnelQuery): Promise<FunnelGroup[] | undefined> {
+    return streamedFunnel(this.store, query);
   }
 
   /** Active and new users from the activity kept at load; the other counts are SQL. */

@@ -272,6 +272,11 @@ export class ClickHouseEvents {
     return this.first.queryChunks(sql);
   }
 
+  /** The bytes of a query's answer (ShardStore.queryBytes), on the first shard. */
+  queryBytes(sql: string): AsyncIterable<Buffer> {
+    return this.first.queryBytes(sql);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.shards.map((shard) => shard.close()));
   }

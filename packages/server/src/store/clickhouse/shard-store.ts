@@ -58,6 +58,16 @@ export class ShardStore {
   }
 
   /**
+   * The bytes of a query's answer in the format its text names, sent once computed whole (so
+   * that a failure is an error, never text among the rows); sent again on another replica only
+   * until the answer starts.
+   */
+  async *queryBytes(sql: string): AsyncIterable<Buffer> {
+    const result = await this.read((client) => client.exec({ query: sql, clickhouse_settings: { wait_end_of_query: 1 } }));
+    for await (const chunk of result.stream) yield chunk as Buffer;
+  }
+
+  /**
    * One INSERT of RowBinary rows read from `chunks` as the request is sent: never sent again on
    * another replica (its chunks may be half read; the load fails and runs again).
    */

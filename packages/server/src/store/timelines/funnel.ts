@@ -10,7 +10,7 @@ import { matchesEventType, NONE } from '../../model/query.js';
 import { bucketAt, type BucketPieces, bucketPieces, pieceAt, type ReportRange } from '../../model/time.js';
 import { add, addUnorderedUser, emptyGroupTimes, type FunnelGroup, type FunnelMode, type GroupTimes, mergeGroupTimes, type PlainGroupTimes, plainGroupTimes, summarizedGroup, windowMsOf } from '../../model/funnel-times.js';
 import { MOST_INDEXED_TYPES, type ProjectTimelines, type TypeColumn, typeRuns } from './timelines.js';
-import { UserSteps } from './user-steps.js';
+import { type UserEventRange, UserSteps } from './user-steps.js';
 
 export interface TimelineFunnelQuery {
   appId: number;
@@ -29,13 +29,13 @@ const NO_USER = 0x7fffffff;
 class FunnelTally {
   entrants = 0;
   readonly group: GroupTimes;
-  private readonly windowMs: number;
+  readonly windowMs: number;
   private readonly reached: Float64Array;
   private readonly best: Float64Array;
   private readonly dayBest: Float64Array;
 
   constructor(
-    private readonly query: TimelineFunnelQuery,
+    readonly query: TimelineFunnelQuery,
     /** The range's day buckets: entries are in the range. */
     readonly days: BucketPieces,
   ) {
@@ -154,19 +154,12 @@ export interface FunnelHelper {
  */
 export async function timelineFunnel(project: ProjectTimelines | undefined, query: TimelineFunnelQuery, helper?: FunnelHelper): Promise<FunnelGroup[]> {
   if (!project) return [];
-  const steps = query.eventTypes.length;
-  const windowMs = windowMsOf(query);
-  const { startMs, endMs } = query.range;
-  const masksOfType = Int32Array.from(project.typeNames, (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
-  const firstsOfType = masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask)));
-  const user = new UserSteps(steps, query.mode === 'sequential', windowMs);
+  const { masksOfType, firstsOfType } = stepsOfTypes(project.typeNames, query);
+  const user = new UserSteps(query.eventTypes.length, query.mode === 'sequential', windowMsOf(query));
   const tally = new FunnelTally(query, bucketPieces(query.timeZone, query.range, 'day'));
   const stepTypes = masksOfType.reduce((found: number[], mask, type) => (mask === 0 ? found : [...found, type]), []);
   if (query.mode === 'sequential' || stepTypes.length > MOST_INDEXED_TYPES) {
-    for (const timeline of project.users.values()) {
-      user.begin();
-      if (user.collectRange(timeline, startMs, endMs + windowMs, endMs, masksOfType, firstsOfType) > 0) tally.addUser(user);
-    }
+    for (const { times, types, length } of project.users.values()) tallyUser({ times, types, from: 0, to: length }, masksOfType, firstsOfType, user, tally);
     return tally.result();
   }
   // The steps' events only: the build's users from its columns, the others from their runs by type.
@@ -197,6 +190,45 @@ export async function timelineFunnel(project: ProjectTimelines | undefined, quer
     tally.include(other);
   }
   return tally.result();
+}
+
+/**
+ * Users' events side by side (each user's in time order, of the scanned range: of the steps'
+ * types at least, every one for sequential funnels): user u's are [starts[u], starts[u + 1]).
+ */
+export interface UsersEvents {
+  times: Float64Array;
+  types: Int32Array;
+  starts: Int32Array;
+}
+
+/** A funnel over users' events read a share of the users at a time (the ClickHouse engine's, read for the question: clickhouse/user-timelines.ts). */
+export async function funnelOfUsers(shares: AsyncIterable<UsersEvents>, typeNames: readonly (string | null)[], query: TimelineFunnelQuery): Promise<FunnelGroup[]> {
+  const { masksOfType, firstsOfType } = stepsOfTypes(typeNames, query);
+  const user = new UserSteps(query.eventTypes.length, query.mode === 'sequential', windowMsOf(query));
+  const tally = new FunnelTally(query, bucketPieces(query.timeZone, query.range, 'day'));
+  for await (const { times, types, starts } of shares) {
+    const range: UserEventRange = { times, types, from: 0, to: 0 };
+    for (let u = 0; u + 1 < starts.length; u++) {
+      [range.from, range.to] = [starts[u]!, starts[u + 1]!];
+      tallyUser(range, masksOfType, firstsOfType, user, tally);
+    }
+  }
+  return tally.result();
+}
+
+/** Per event type (by id), the steps it is (bit k: step k) and the first of them (`steps`: none). */
+function stepsOfTypes(typeNames: readonly (string | null)[], query: TimelineFunnelQuery): { masksOfType: Int32Array; firstsOfType: Int32Array } {
+  const steps = query.eventTypes.length;
+  const masksOfType = Int32Array.from(typeNames, (name) => query.eventTypes.reduce((mask, eventType, k) => (matchesEventType(eventType, name) ? mask | (1 << k) : mask), 0));
+  return { masksOfType, firstsOfType: masksOfType.map((mask) => (mask === 0 ? steps : 31 - Math.clz32(mask & -mask))) };
+}
+
+/** A user's events of the scanned range collected and tallied. */
+function tallyUser(events: UserEventRange, masksOfType: Int32Array, firstsOfType: Int32Array, user: UserSteps, tally: FunnelTally): void {
+  const { startMs, endMs } = tally.query.range;
+  user.begin();
+  if (user.collectRange(events, startMs, endMs + tally.windowMs, endMs, masksOfType, firstsOfType) > 0) tally.addUser(user);
 }
 
 /** A share's users tallied (in a helper thread, or here when it failed). */

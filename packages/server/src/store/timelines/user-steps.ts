@@ -1,7 +1,15 @@
 // One user's events of a funnel's steps as the timeline funnel (funnel.ts) reads them: collected
 // from a timeline's range or merged from runs by type, put in the funnel's order, and each
 // entry followed as far as it gets.
-import { firstAtOrAfter, MOST_INDEXED_TYPES, type Timeline } from './timelines.js';
+import { firstAtOrAfter, MOST_INDEXED_TYPES } from './timelines.js';
+
+/** One user's events: `times[from..to)` in time order, their types' ids in `types`. */
+export interface UserEventRange {
+  times: Float64Array;
+  types: Int32Array;
+  from: number;
+  to: number;
+}
 
 /** Past every position of a timeline. */
 const NO_POSITION = 0x7fffffff;
@@ -69,15 +77,15 @@ export class UserSteps {
   }
 
   /**
-   * The timeline's events in [fromMs, toMs) of a step (every one, sequential funnels); the
-   * number of entries (step 1 before `entriesEndMs`).
+   * A user's events `times[from..to)` (by time, their types' ids in `types`) in [fromMs, toMs)
+   * of a step (every one, sequential funnels); the number of entries (step 1 before `entriesEndMs`).
    */
-  collectRange(timeline: Timeline, fromMs: number, toMs: number, entriesEndMs: number, masksOfType: Int32Array, firstsOfType: Int32Array): number {
-    const { times, types } = timeline;
+  collectRange(events: UserEventRange, fromMs: number, toMs: number, entriesEndMs: number, masksOfType: Int32Array, firstsOfType: Int32Array): number {
+    const { times, types } = events;
     const keepAll = this.sequential;
     // The events of [fromMs, toMs) by binary search: the loop reads only the types of the events it skips.
-    const end = firstAtOrAfter(times, 0, timeline.length, toMs);
-    const start = firstAtOrAfter(times, 0, timeline.length, fromMs);
+    const end = firstAtOrAfter(times, events.from, events.to, toMs);
+    const start = firstAtOrAfter(times, events.from, events.to, fromMs);
     this.reserve(end - start);
     let length = 0;
     let entries = 0;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
 import type { RunnerContext } from '../../../src/reporting/runners/context.js';
 import { funnel } from '../../../src/reporting/runners/funnels.js';
-import { type FunnelMode, type FunnelQuery } from '../../../src/model/funnel-times.js';
+import type { FunnelQuery } from '../../../src/model/funnel-times.js';
 import { segmentation, type SegmentationMetric } from '../../../src/reporting/runners/segmentation.js';
 import { userCounts } from '../../../src/reporting/runners/users.js';
 import { reportRange } from '../../../src/model/time.js';
@@ -22,6 +22,7 @@ import { type ColumnsShare, timelineFunnel } from '../../../src/store/timelines/
 import { ProjectTimelines, type Timeline, TimelineBuilder, typeRuns, UserTimelines } from '../../../src/store/timelines/timelines.js';
 import { stored } from '../clickhouse/engines.js';
 import { createRandom, generateBatches, type UploadEvent } from '../../reporting/dataset.js';
+import { at, type FunnelQuestion, JUNE, MERGED_USERS, MODES, MONTH_EDGE, SAME_TIME_EVENTS, SEEDED_QUESTIONS, WIDE } from './funnel-cases.js';
 
 let dataDir: string;
 let engine: DuckDbEngine;
@@ -37,14 +38,6 @@ async function load(appId: number, uploads: UploadEvent[]): Promise<void> {
   await engine.loadSegment(segment, `segment-${segments}`);
 }
 
-interface Question {
-  start: string;
-  end: string;
-  steps: string[];
-  mode: FunnelMode;
-  /** Conversion window, seconds. */
-  cs: number;
-}
 
 /** A runner context on the engine's SQL only. */
 const sqlContext = (appId: number, timeZone: string): RunnerContext => ({
@@ -57,7 +50,7 @@ const sqlContext = (appId: number, timeZone: string): RunnerContext => ({
 });
 
 /** The funnel through the timelines and through SQL: the same JSON, and the timelines did answer. */
-async function sameAnswers(appId: number, timeZone: string, { start, end, steps, mode, cs }: Question) {
+async function sameAnswers(appId: number, timeZone: string, { start, end, steps, mode, cs }: FunnelQuestion) {
   await engine.timelinesBuilt();
   const query: FunnelQuery = { range: reportRange(timeZone, start, end), steps: steps.map((eventType) => ({ eventType, conditions: [] })), mode, windowSeconds: cs, segment: [], limit: 100 };
   const sql = sqlContext(appId, timeZone);
@@ -98,22 +91,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const MODES = ['ordered', 'sequential', 'unordered'] as const;
-// Mon 2026-01-19 … Sun 2026-03-01; the ranges cross month ends and start mid-week.
-const MONTH_EDGE = { start: '20260128', end: '20260210' };
-const WIDE = { start: '20260121', end: '20260227' };
-const questions: [string, Question][] = MODES.flatMap((mode): [string, Question][] => [
-  [`${mode} A → B → C, one day`, { ...MONTH_EDGE, steps: ['A', 'B', 'C'], mode, cs: 86_400 }],
-  [`${mode} A → B, 30 minutes`, { ...WIDE, steps: ['A', 'B'], mode, cs: 1_800 }],
-  [`${mode} A → B → C → Search, 30 days`, { ...WIDE, steps: ['A', 'B', 'C', 'Search'], mode, cs: 30 * 86_400 }],
-  [`${mode} A → A, two days`, { ...MONTH_EDGE, steps: ['A', 'A'], mode, cs: 2 * 86_400 }],
-  [`${mode} _active → ce:B → _all, an hour`, { ...MONTH_EDGE, steps: ['_active', 'ce:B', '_all'], mode, cs: 3_600 }],
-  [`${mode} an unknown event type`, { ...MONTH_EDGE, steps: ['A', 'nothing'], mode, cs: 86_400 }],
-  [`${mode}, the window past the dataset's end`, { start: '20260225', end: '20260301', steps: ['A', 'B', 'C'], mode, cs: 7 * 86_400 }],
-]);
-
 describe.each(['UTC', 'America/Los_Angeles'])('the seeded dataset in %s', (timeZone) => {
-  test.each(questions)('%s', async (_, question) => {
+  test.each(SEEDED_QUESTIONS)('%s', async (_, question) => {
     await sameAnswers(DATASET, timeZone, question);
   });
 });
@@ -123,35 +102,20 @@ test.each(MODES)('%s funnels over the DST change in Los Angeles', async (mode) =
   expect(answer.groups[0]!.total.reached[0]).toBeGreaterThan(0);
 });
 
-const T0 = Date.UTC(2026, 5, 10, 8);
-const at = (minutes: number) => T0 + minutes * MINUTE;
-const JUNE = { start: '20260610', end: '20260612' };
 let nextApp = 100;
 
 test.each(MODES)('%s: same-time events count in step order, identical ones as one moment', async (mode) => {
   const app = nextApp++;
-  await load(app, [
-    { event_type: 'B', user_id: 'u1', time: at(0) },
-    { event_type: 'A', user_id: 'u1', time: at(0) },
-    { event_type: 'A', user_id: 'u2', time: at(5) },
-    { event_type: 'A', user_id: 'u2', time: at(5) },
-    { event_type: 'X', user_id: 'u2', time: at(5) },
-    { event_type: 'B', user_id: 'u2', time: at(5) },
-  ]);
+  await load(app, SAME_TIME_EVENTS);
   await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B'], mode, cs: 3600 });
   await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'A', 'B'], mode, cs: 3600 });
 });
 
 test('users merged after both had events: the merged timeline, in time order', async () => {
   const app = nextApp++;
-  // An anonymous device, and a user on another device; then the device sends the user's id: merged.
-  await load(app, [
-    { event_type: 'A', device_id: 'd1', time: at(0) },
-    { event_type: 'C', device_id: 'd1', time: at(20) },
-    { event_type: 'B', user_id: 'ada', device_id: 'd2', time: at(10) },
-  ]);
+  await load(app, MERGED_USERS.before);
   expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'ordered', cs: 3600 })).groups[0]!.total.reached).toEqual([1, 0, 0]);
-  await load(app, [{ event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(30) }]);
+  await load(app, MERGED_USERS.identified);
   expect((await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'ordered', cs: 3600 })).groups[0]!.total.reached).toEqual([1, 1, 1]);
   await sameAnswers(app, 'UTC', { ...JUNE, steps: ['A', 'B', 'C'], mode: 'sequential', cs: 3600 });
 });
@@ -175,7 +139,7 @@ test('users of a built project changed after the build (late events, appends, me
     ...['A', 'B', 'C'].map((event_type, i): UploadEvent => ({ event_type, user_id: 'u4', time: at(i) })),
   ]);
   await reopen();
-  const questions = MODES.map((mode): Question => ({ ...JUNE, steps: ['A', 'B', 'C'], mode, cs: 3600 }));
+  const questions = MODES.map((mode): FunnelQuestion => ({ ...JUNE, steps: ['A', 'B', 'C'], mode, cs: 3600 }));
   const uniquesOf = (eventType: string) => (ctx: RunnerContext) => segmentation(ctx, { range: reportRange('UTC', JUNE.start, JUNE.end), interval: 'day', events: [{ eventType, conditions: [] }], groupBy: [], segment: [], metric: 'uniques', activeUsersOnly: false, limit: 100 });
   const check = async () => {
     for (const question of questions) await sameAnswers(app, 'UTC', question);
@@ -207,7 +171,7 @@ test('a deletion scrub: the project is built again without the users, SQL answer
     { event_type: 'B', user_id: 'ada', time: at(5) },
     { event_type: 'A', user_id: 'bob', time: at(1) },
   ]);
-  const question: Question = { ...JUNE, steps: ['A', 'B'], mode: 'ordered', cs: 3600 };
+  const question: FunnelQuestion = { ...JUNE, steps: ['A', 'B'], mode: 'ordered', cs: 3600 };
   expect((await sameAnswers(app, 'UTC', question)).groups[0]!.total.reached).toEqual([2, 1]);
   const ada = (await engine.svcIdsOfUsers(app, ['ada'])).get('ada')!;
   await engine.addDeletionEntries(app, '2026-06-20', [{ svcId: ada, requester: null, requestedOnDay: '2026-06-12' }]);
@@ -293,7 +257,7 @@ test('plain counts over the DST change in Los Angeles, and of users merged after
   ]);
   const uniques = (ctx: RunnerContext) => segmentation(ctx, { range: reportRange('UTC', JUNE.start, JUNE.end), interval: 'day', events: [{ eventType: 'A', conditions: [] }], groupBy: [], segment: [], metric: 'uniques', activeUsersOnly: false, limit: 100 });
   expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(2);
-  await load(app, [{ event_type: 'X', user_id: 'ada', device_id: 'd1', time: at(30) }]);
+  await load(app, MERGED_USERS.identified);
   expect((await sameCounts(app, 'UTC', uniques)).series[0]!.collapsed).toBe(1);
 });
 
