@@ -21,7 +21,7 @@ let api: AppClient<true>;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-/** What the page reported while a test ran: script errors and failed requests. */
+/** What the page reported while a test ran: script and console errors, failed requests, answers ≥ 400. */
 const problems: string[] = [];
 
 beforeAll(async () => {
@@ -41,6 +41,10 @@ beforeEach(async () => {
   // A step that does not happen fails on its own, well within the test's time.
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // A content security policy violation (say, an inline style) is reported on the console.
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
   page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText ?? ''}`));
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${response.status()} for ${response.url()}`);
