@@ -392,6 +392,7 @@ export async function main(argv: string[]): Promise<void> {
   for (const [role, url] of Object.entries(server.urls)) console.log(`  ${role.padEnd(10)} ${url}`);
   if (demo) console.log(`\nCreated a demo organization on this fresh data directory:\n${demo}`);
   else console.log('\nProjects and keys: npx svc-server admin list');
+  if (server.consoleUrl) console.log(`\nConsole: ${server.consoleUrl}   (sign in with ${demo ? 'the API key and secret key above' : "a project's API key and secret key"})`);
   const stop = () => {
     server.close().then(
       () => process.exit(0),

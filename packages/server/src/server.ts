@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { loadBundles } from '@svc/openapi-validation';
 import { buildApp, type ConnectionLimits } from './http/app.js';
+import { CONSOLE_HOST_ROLE, consoleDirectory } from './http/console.js';
 import type { Handlers } from './http/operations.js';
 import { DEFAULT_EVENT_RULES, type EventRules } from './model/events.js';
 import { Throttle, type ThrottleLimits } from './ingestion/throttle.js';
@@ -146,6 +147,8 @@ export interface ServerConfig {
   timelineMemoryBytes?: number;
   /** The Export API's size limit, bytes of uncompressed lines (estimated); the platform's 4 GB by default. */
   exportMaxBytes?: number;
+  /** The web console's built files (served at /console on the app host); @svc/console's `dist` by default. */
+  consoleDir?: string;
 }
 
 /** The engine, in its own process unless `engineIn` is `main`. */
@@ -188,6 +191,8 @@ async function openReportingLimits(config: ServerConfig, log: (message: string) 
 export interface RunningServer {
   /** Base URL per host role. */
   urls: Record<string, string>;
+  /** The web console's page, on the app host (when this server serves that role). */
+  consoleUrl: string | undefined;
   tenancy: Tenancy;
   store: JournalledStore;
   ingestion: IngestionService;
@@ -380,6 +385,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     connectionLimits,
     corsOrigins: config.corsOrigins ?? [],
     logClientErrors: config.logClientErrors ?? false,
+    consoleDir: config.consoleDir ?? consoleDirectory(),
   };
 
   const listeners: { app: FastifyInstance; roles: string[] }[] = config.rolePorts
@@ -397,6 +403,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   return {
     urls,
+    consoleUrl: urls[CONSOLE_HOST_ROLE] && `${urls[CONSOLE_HOST_ROLE]}/console/`,
     tenancy,
     deletion,
     streamer,

@@ -18,6 +18,7 @@ import {
   parseOperationRequest,
   type RequestProblem,
 } from '@svc/openapi-validation';
+import { CONSOLE_HOST_ROLE, serveConsole } from './console.js';
 import { credentialFailure, credentialRule, resolveCaller, type CredentialRule } from './credentials.js';
 import type { Caller, Handlers, OperationId, Reply } from './operations.js';
 import { yieldToEventLoop } from '../shared/time-slice.js';
@@ -102,6 +103,8 @@ export interface AppOptions {
   connectionLimits: ConnectionLimits;
   /** Origins allowed to call the groups whose CORS policy is `configured`. */
   corsOrigins: readonly string[];
+  /** The web console's built files, served with the app host's operations (answered 503 when absent). */
+  consoleDir?: string;
 }
 
 interface Answer {
@@ -290,6 +293,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       },
     });
   }
+
+  if (!roles || roles.has(CONSOLE_HOST_ROLE)) serveConsole(app, options.consoleDir);
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0]!.replace(/\/{2,}/g, '/');

@@ -1,0 +1,81 @@
+// A reference server for the console's browser tests and its screenshot: a temporary data
+// directory, one project, and a few hundred events of a small shop sent through the batch API,
+// loaded (queryable) before it returns. The events are the same on every run, at times counted
+// back from today, so that the console's default range (the last 30 days) shows them all.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createIngestClient, uploadEvents } from '@svc/client';
+import { startServer } from '@svc/server';
+
+const DAY_MS = 86_400_000;
+const MINUTE_MS = 60_000;
+/** The days before today the events are spread over. */
+export const DEMO_DAYS = 28;
+export const FUNNEL_STEPS = ['Product Viewed', 'Added To Cart', 'Order Completed'];
+
+/** Numbers in [0, 1) that are the same on every run: the hash of their position. */
+function repeatable() {
+  let position = 0;
+  return () => createHash('sha256').update(String(position++)).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/** The shop's events: 120 users visiting one to three times, some going on to the cart and an order. */
+export function demoEvents(now = Date.now()) {
+  const next = repeatable();
+  const pick = (values) => values[Math.floor(next() * values.length)];
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  const events = [];
+  for (let user = 0; user < 120; user++) {
+    const user_id = `shopper-${String(user).padStart(3, '0')}`;
+    const person = { user_id, platform: ['iOS', 'Android', 'Web'][user % 3], country: pick(['Germany', 'France', 'Japan', 'Brazil']) };
+    const visits = 1 + Math.floor(next() * 3);
+    for (let visit = 0; visit < visits; visit++) {
+      let time = today - (1 + Math.floor(next() * DEMO_DAYS)) * DAY_MS + Math.round((8 + next() * 12) * 60 * MINUTE_MS);
+      const add = (event_type, event_properties) => {
+        time += Math.round((1 + next() * 30) * MINUTE_MS);
+        events.push({ ...person, event_type, time, event_properties, insert_id: `${user_id}-${visit}-${events.length}` });
+      };
+      const category = pick(['books', 'music', 'games']);
+      add('Product Viewed', { category });
+      if (next() < 0.5) add('Product Viewed', { category: pick(['books', 'music', 'games']) });
+      if (next() < 0.55) {
+        add('Added To Cart', { category });
+        if (next() < 0.6) add('Order Completed', { category, price: 5 + Math.floor(next() * 40) });
+      }
+      if (next() < 0.3) add('Song Played', { genre: pick(['jazz', 'rock', 'pop']) });
+    }
+  }
+  return events;
+}
+
+/** Starts the server on a free port of 127.0.0.1 and sends it the demo events. */
+export async function startDemoServer() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-console-'));
+  const server = await startServer({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    loadIntervalMs: 200,
+    // The engine at the server's priority: on a busy machine an idle one loads the events late.
+    engineNice: 0,
+    // The tests ask in a minute for more than the documented cost limits allow in five (1000).
+    reportingLimits: { concurrentRequests: 5, costPerFiveMinutes: 100_000, costPerHour: 1_000_000 },
+  });
+  const close = async () => {
+    await server.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const project = server.tenancy.createProject(server.tenancy.createOrganization('Demo shop').id, 'Shop');
+    const events = demoEvents();
+    const sent = await uploadEvents(createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest }), events);
+    if (sent.failures.length > 0) throw new Error(`the demo events were not all accepted: ${JSON.stringify(sent.failures[0])}`);
+    await server.store.flush();
+    return { server, consoleUrl: server.consoleUrl, appUrl: server.urls.app, keys: { apiKey: project.api_key, secretKey: project.secret_key }, events, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
