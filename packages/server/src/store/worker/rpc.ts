@@ -216,18 +216,39 @@ export interface ServingProcess {
 export const PROCESS_ENDED = 'SVC_PROCESS_ENDED';
 const processEnded = (message: string) => Object.assign(new Error(message), { code: PROCESS_ENDED });
 
+/** Flags of what Node runs instead of the entry it is given (the parent's `node -e SCRIPT`), and those of them written with a value. */
+const RUN_FLAGS = new Set(['-e', '--eval', '-p', '--print', '--input-type', '-i', '--interactive', '-c', '--check', '--test']);
+const RUN_FLAGS_WITH_VALUE = new Set(['-e', '--eval', '-p', '--print', '--input-type']);
+
+/**
+ * The parent's Node flags a child takes: all but those that run something else, or a server
+ * started from `node -e` would have its engine process run the script again (each one starting
+ * another server and engine process, without end).
+ */
+export function inheritedNodeFlags(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i]!;
+    const name = flag.split('=')[0]!;
+    if (!RUN_FLAGS.has(name)) kept.push(flag);
+    else if (RUN_FLAGS_WITH_VALUE.has(flag)) i++;
+  }
+  return kept;
+}
+
 /**
  * Starts the child process of `launch` and waits until its targets are open. A process that
  * dies (killed, aborted, an uncaught error) fails every pending and later call, and is logged,
  * as are the lines the child logs.
  * The child inherits this process's Node flags (the server's heap settings; in tests, the
- * TypeScript loader), then takes the launch's own, and ends when this process does.
+ * TypeScript loader; not those that run a script: `inheritedNodeFlags`), then takes the
+ * launch's own, and ends when this process does.
  */
 export async function startProcess(launch: Launch, log: (message: string) => void): Promise<ServingProcess> {
   // Advanced serialization: Maps, BigInts and typed arrays cross as with structured clone.
   // Not detached: in this process's session, where Linux's autogroup ranks its threads with
   // this process's by niceness (a session of its own would share the CPUs with this one).
-  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', execArgv: [...process.execArgv, ...(launch.nodeFlags ?? [])] });
+  const child = fork(fileURLToPath(launch.entry), { serialization: 'advanced', execArgv: [...inheritedNodeFlags(process.execArgv), ...(launch.nodeFlags ?? [])] });
   const port: Port = {
     // A send that fails finds the channel closed: the exit that follows fails the call.
     postMessage: (message) => child.send(message as object, () => undefined),

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
 import { openEngineProcess } from '../../../src/store/worker/engine-process.js';
-import { type Lowering, type MethodKinds, remote, startProcess } from '../../../src/store/worker/rpc.js';
+import { inheritedNodeFlags, type Lowering, type MethodKinds, remote, startProcess } from '../../../src/store/worker/rpc.js';
 
 interface Target {
   refuse(): Promise<void>;
@@ -24,6 +24,15 @@ const started = async (nice: Lowering = 0) => {
   const child = await startProcess({ entry: new URL('../../support/rpc-child.ts', import.meta.url), data: undefined, nice }, (message) => logged.push(message));
   return { ...child, target: remote<Target>(child.client, 'target', KINDS) };
 };
+
+test("the child takes the parent's Node flags but those that run a script (a server started by `node -e` would start itself again in its engine process)", () => {
+  expect(inheritedNodeFlags(['--max-old-space-size=4096', '-e', 'startServer()', '--import', 'tsx', '--eval=x', '-p', '1', '--enable-source-maps', '--input-type=module', '--input-type', 'module', '-i', '--test'])).toEqual([
+    '--max-old-space-size=4096',
+    '--import',
+    'tsx',
+    '--enable-source-maps',
+  ]);
+});
 
 test('an error crosses with its name, message and fields', async () => {
   const { target, terminate } = await started();
