@@ -165,9 +165,13 @@ export class ClickHouseDialect implements Dialect {
     return conditions.length === 0 ? '1' : `(${conditions.join(' AND ')})`;
   }
 
-  /** Time, then ingestion: a tuple (compared element by element; argMax takes it) for want of 128-bit integers. */
+  /**
+   * Time, then ingestion, as one Decimal128 (`time * 10^18 + ingest_seq`, ordered as the pair
+   * while |ingest_seq| < 10^18 and |time| < 10^20 ms): 18.16 has no 128-bit integers, and argMax
+   * over a tuple took twice as long.
+   */
   timeOrderKey(time: string, ingestSeq: string): string {
-    return `tuple(${time}, ${ingestSeq})`;
+    return `toDecimal128(${time}, 0) * 1000000000000000000 + ${ingestSeq}`;
   }
 
   /** uniqExact: `uniq` and `count(DISTINCT)` under other settings are approximate; ifNull: over a Nullable column, no rows give NULL. */

@@ -10,7 +10,7 @@ SELECT DISTINCT svc_id FROM events WHERE app_id = 7 AND svc_id IN (11, 13);
 -- a merged svc_id of a mapped user, latest first, from 100 (4/9)
 SELECT user_svc_id, min(time) AS first_time, max(time) AS last_time, count(*) AS event_count,
       ifNull(uniqExact(CASE WHEN session_id <> -1 THEN session_id END), 0) AS session_count, max(user_id) AS any_user_id,
-      countIf(revenue IS NOT NULL) AS purchases, sum(revenue) AS revenue_sum, argMax(ingest_seq, tuple(time, ingest_seq)) AS latest_seq
+      countIf(revenue IS NOT NULL) AS purchases, sum(revenue) AS revenue_sum, argMax(ingest_seq, toDecimal128(time, 0) * 1000000000000000000 + ingest_seq) AS latest_seq
     FROM (SELECT CASE WHEN svc_id = 13 THEN 11 ELSE svc_id END AS user_svc_id, time, ingest_seq, session_id, user_id, revenue FROM events WHERE app_id = 7 AND svc_id IN (11, 13))
     GROUP BY user_svc_id;
 
