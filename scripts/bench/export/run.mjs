@@ -19,6 +19,7 @@ import { createGunzip } from 'node:zlib';
 import { parseArgs } from 'node:util';
 import yauzl from 'yauzl';
 import { Tenancy } from '../../../packages/server/dist/index.js';
+import { childrenOf, memory } from '../support/process-memory.mjs';
 import { loadSeededDay } from '../support/seeded-load.mjs';
 import { startServerOn } from '../support/server-flags.mjs';
 
@@ -34,22 +35,11 @@ const project = tenancy.createProject(tenancy.createOrganization('Bench').id, 'B
 
 const load = () => loadSeededDay(dataDir, project.app_id, EVENTS, USERS, DAY);
 
-/** VmRSS and VmHWM of a process, MB (undefined once it is gone). */
-function memory(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)[1]);
-    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
-  } catch {
-    return undefined;
-  }
-}
 /** CPU time a process has used, seconds (user and system, its threads included). */
 function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
-const childrenOf = (pid) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
 const auth = { authorization: `Basic ${Buffer.from(`${project.api_key}:${project.secret_key}`).toString('base64')}` };
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];

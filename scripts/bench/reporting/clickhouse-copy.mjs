@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { CLICKHOUSE_EVENT_COLUMNS, ClickHouseEvents } from '../../../packages/server/dist/store/clickhouse/events.js';
 import { EVENT_COLUMNS } from '../../../packages/server/dist/store/journal-line.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
+import { bytesUnder } from '../support/process-memory.mjs';
 
 const DATABASE = 'bench';
 /** The segment name the copied rows carry, and the load mark that records the copy as complete. */
@@ -124,7 +125,7 @@ export async function openClickHouseCopy({ dataDir, appId }) {
     // Each time: a reused directory's project gets a new secret key.
     mkdirSync(serverDataDir, { recursive: true });
     for (const file of ['tenancy.json', 'link-secret']) if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(serverDataDir, file));
-    return { url: clickhouse.url, database: DATABASE, dir: root, serverDataDir, ...figures, stop: clickhouse.stop };
+    return { url: clickhouse.url, database: DATABASE, dir: root, serverDataDir, dataBytes: () => bytesUnder(join(root, 'server', 'data', 'data', DATABASE)), pid: clickhouse.pid, ...figures, stop: clickhouse.stop };
   } catch (error) {
     await clickhouse.stop();
     throw error;

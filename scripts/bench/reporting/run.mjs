@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { startServer, Tenancy } from '../../../packages/server/dist/index.js';
 import { startClickHouse } from '../../clickhouse/start.mjs';
 import { startPostgres } from '../../postgres/start.mjs';
+import { bytesUnder, childrenRunning, memory } from '../support/process-memory.mjs';
 import { serverFlags, withServerFlags } from '../support/server-flags.mjs';
 import { openClickHouseCopy } from './clickhouse-copy.mjs';
 import { loadEvents, random } from '../support/seeded-load.mjs';
@@ -373,7 +374,7 @@ async function clickHouseSide() {
       };
       return { config: { ...config, dataDir: join(dir, 'svc-data'), clickhouseUrl: clickhouse.url }, remove };
     };
-    return { config, scratch, stop: () => Promise.all([copy.stop(), postgres.stop()]) };
+    return { config, scratch, dataBytes: copy.dataBytes, storagePid: copy.pid, stop: () => Promise.all([copy.stop(), postgres.stop()]) };
   } catch (error) {
     await postgres.stop();
     throw error;
@@ -381,7 +382,7 @@ async function clickHouseSide() {
 }
 
 /** Each case's timings through the HTTP path and as hand-written SQL on this engine. */
-async function measure(engine, config, timed) {
+async function measure(engine, { config, dataBytes, storagePid }, timed) {
   // item_id as a deployment that has grouped by it before has it: materialized (DuckDB).
   const server = await startServer({ ...config, ...engineNice, materializedProperties: ['item_id'], host: '127.0.0.1', port: 0, logger: false, reportingLimits: unlimited, connectionLimits: patient });
   const get = async (path) => {
@@ -410,6 +411,10 @@ async function measure(engine, config, timed) {
         results.set(testCase.name, { error: error.message.replace(/\s+/g, ' ').slice(0, 300) });
       }
     }
+    // Peaks since each process started: the engine's with this server, ClickHouse's since the copy's server started.
+    const [enginePid] = childrenRunning(process.pid, 'engine-child');
+    const mb = (pid) => `${(memory(pid)?.hwm ?? 0).toFixed(0)} MB`;
+    console.log(`${engine}: disk ${(dataBytes() / 2 ** 20).toFixed(0)} MB; peak resident memory (VmHWM): this process (the benchmark and the server) ${mb(process.pid)}, engine process ${mb(enginePid)}${storagePid ? `, ClickHouse ${mb(storagePid)}` : ''}`);
   } finally {
     await server.close();
   }
@@ -475,12 +480,12 @@ async function watchStalls(engine, config) {
 }
 
 const sides = new Map();
-if (ENGINES.includes('duckdb')) sides.set('duckdb', { config: { dataDir }, scratch: duckDbScratch, stop: async () => undefined });
+if (ENGINES.includes('duckdb')) sides.set('duckdb', { config: { dataDir }, scratch: duckDbScratch, dataBytes: () => bytesUnder(join(dataDir, 'events.duckdb')) + bytesUnder(join(dataDir, 'events.duckdb.wal')), stop: async () => undefined });
 if (ENGINES.includes('clickhouse')) sides.set('clickhouse', await clickHouseSide());
 try {
   const results = new Map();
   const timed = values['stall-only'] ? [] : cases;
-  for (const [engine, side] of sides) results.set(engine, await measure(engine, side.config, timed));
+  for (const [engine, side] of sides) results.set(engine, await measure(engine, side, timed));
 
   const cells = (result) =>
     result === undefined ? [] : result.error ? [`failed: ${result.error}`, '', '', ''] : [result.api.p50, result.api.p95, result.raw.p50].map((ms) => ms.toFixed(0)).concat((result.api.p50 / result.raw.p50).toFixed(2));

@@ -4,6 +4,7 @@
 // in its data directory, and ClickHouse's memory by holder (caches, queries and merges, primary keys).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { childrenOf } from '../support/process-memory.mjs';
 
 /** `<stamp>-<sequence>.ndjson`, halves of a split segment `.0` / `.1` (packages/server/src/store/journal.ts); a loaded segment is deleted. */
 const SEGMENT = /^\d{15}-\d{6}(?:\.[01])*\.ndjson$/;
@@ -18,17 +19,8 @@ function rss(pid) {
   }
 }
 
-/** The pids of a process's children (Linux's per-thread children lists). */
-function children(pid) {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
-  } catch {
-    return [];
-  }
-}
-
 /** Every descendant of a process. */
-const descendants = (pid) => children(pid).flatMap((child) => [child, ...descendants(child)]);
+const descendants = (pid) => childrenOf(pid).flatMap((child) => [child, ...descendants(child)]);
 
 /** What a process's probe last wrote (heap, ArrayBuffers); empty when it has not or while it writes. */
 function probed(heapFile, pid) {
