@@ -9,6 +9,7 @@ export interface DemoEvent {
   country: string;
   event_type: string;
   time: number;
+  session_id: number;
   event_properties: Record<string, string | number>;
   insert_id: string;
 }

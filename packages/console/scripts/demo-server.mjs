@@ -33,9 +33,11 @@ export function demoEvents(now = Date.now()) {
     const visits = 1 + Math.floor(next() * 3);
     for (let visit = 0; visit < visits; visit++) {
       let time = today - (1 + Math.floor(next() * DEMO_DAYS)) * DAY_MS + Math.round((8 + next() * 12) * 60 * MINUTE_MS);
+      // A visit is a session, named by its start as the SDKs do (session lengths, replays).
+      const session_id = time;
       const add = (event_type, event_properties) => {
         time += Math.round((1 + next() * 30) * MINUTE_MS);
-        events.push({ ...person, event_type, time, event_properties, insert_id: `${user_id}-${visit}-${events.length}` });
+        events.push({ ...person, event_type, time, session_id, event_properties, insert_id: `${user_id}-${visit}-${events.length}` });
       };
       const category = pick(['books', 'music', 'games']);
       add('Product Viewed', { category });

@@ -5,10 +5,10 @@ import { clearChart, drawChart, type ChartOptions } from '../chart.js';
 import { downloadCsv, toCsv } from '../csv.js';
 import { fillPicker } from '../events.js';
 import { formatNumber } from '../format.js';
-import { busy, byId } from '../page.js';
+import { byId } from '../page.js';
 import type { Client } from '../session.js';
 import { renderTable } from '../table.js';
-import { defaultRange, selectedText, type View } from '../view.js';
+import { defaultRange, selectedText, whenSubmitted, type View } from '../view.js';
 import { segmentationChart, segmentationRows } from './model.js';
 import { segmentationQuery, type Interval, type Metric, type PropertyOwner, type SegmentationChoice } from './query.js';
 
@@ -73,10 +73,7 @@ export function segmentationView(): View {
     return `Chart drawn: ${data.data.series.length} series over ${data.data.xValues.length} periods.`;
   }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void busy(results, 'Drawing the chart…', draw);
-  });
+  whenSubmitted(form, results, 'Drawing the chart…', draw);
   byId('seg-csv').addEventListener('click', () => csv && downloadCsv(csv.fileName, csv.text));
 
   return {
