@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIngestClient, uploadEvents } from '@svc/client';
+import { createAppClient, createIngestClient, uploadEvents } from '@svc/client';
 import { startServer } from '@svc/server';
 
 const DAY_MS = 86_400_000;
@@ -52,6 +52,20 @@ export function demoEvents(now = Date.now()) {
   return events;
 }
 
+/** `2026-11-18T12:00Z`: an annotation's time, `days` before today at noon (UTC). */
+const noon = (now, days) => `${new Date(Math.floor(now / DAY_MS) * DAY_MS - days * DAY_MS + 12 * 60 * MINUTE_MS).toISOString().slice(0, 16)}Z`;
+
+/** The demo's annotations (a global one, drawn on the charts, and one of a saved chart) and a cohort of its buyers. */
+async function addAnnotationsAndCohort(appUrl, project, events, now = Date.now()) {
+  const app = createAppClient({ apiKey: project.api_key, secretKey: project.secret_key, baseUrl: appUrl, throwOnError: true });
+  await app.POST('/api/3/annotations', { body: { label: 'Spring sale', start: noon(now, 10), details: 'Every book half price' } });
+  await app.POST('/api/3/annotations', { body: { label: 'Checkout redesign', start: noon(now, 5), chart_id: 'k3x9v2' } });
+  const buyers = [...new Set(events.filter((event) => event.event_type === 'Order Completed').map((event) => event.user_id))];
+  await app.POST('/api/3/cohorts/upload', {
+    body: { name: 'Buyers', app_id: project.app_id, id_type: 'BY_USER_ID', ids: buyers, owner: 'demo@example.com', published: true },
+  });
+}
+
 /** Starts the server on a free port of 127.0.0.1 and sends it the demo events. */
 export async function startDemoServer() {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-console-'));
@@ -75,6 +89,7 @@ export async function startDemoServer() {
     const sent = await uploadEvents(createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest }), events);
     if (sent.failures.length > 0) throw new Error(`the demo events were not all accepted: ${JSON.stringify(sent.failures[0])}`);
     await server.store.flush();
+    await addAnnotationsAndCohort(server.urls.app, project, events);
     return { server, consoleUrl: server.consoleUrl, appUrl: server.urls.app, keys: { apiKey: project.api_key, secretKey: project.secret_key }, events, close };
   } catch (error) {
     await close();

@@ -3,12 +3,13 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { funnelView } from './funnel/view.js';
+import { listsView } from './lists.js';
 import { byId } from './page.js';
 import { segmentationView } from './segmentation/view.js';
 import { startSignIn } from './sign-in.js';
 import { usersView } from './users/view.js';
 
-const views = { segmentation: segmentationView(), funnel: funnelView(), users: usersView() };
+const views = { segmentation: segmentationView(), funnel: funnelView(), users: usersView(), lists: listsView() };
 type ViewName = keyof typeof views;
 let signedIn = false;
 

@@ -2,6 +2,7 @@
 // (`GET /api/2/users`) as a line, the sessions by length (`GET /api/2/sessions/length`) as bars,
 // and the retention of the users after their start (`GET /api/2/retention`) as a line; each
 // chart with its table.
+import { globalAnnotations, placeAnnotations } from '../annotations.js';
 import { reportDate } from '../dates.js';
 import { fillPicker } from '../events.js';
 import { byId } from '../page.js';
@@ -33,10 +34,11 @@ export function usersView(): View {
     const range = { start: reportDate(text('start')), end: reportDate(text('end')) };
     const mode = text('mode') as RetentionMode;
     const retentionChoice = { startEvent: text('startEvent'), returnEvent: text('returnEvent'), mode, interval, start: text('start'), end: text('end') };
-    const [counted, lengths, retained] = await Promise.all([
+    const [counted, lengths, retained, annotations] = await Promise.all([
       client!.GET('/api/2/users', { params: { query: { ...range, m: text('metric') as 'active' | 'new', i: interval } } }),
       client!.GET('/api/2/sessions/length', { params: { query: range } }),
       client!.GET('/api/2/retention', { params: { query: retentionQuery(retentionChoice) } }),
+      globalAnnotations(client!),
     ]);
     const [cohorts] = retained.data.data.series;
     if (!cohorts) throw new Error('The retention answer holds no series.');
@@ -44,7 +46,7 @@ export function usersView(): View {
     const usersCaption = `${measure}, ${per}, ${days}`;
     users.show(usersChart(counted.data.data, measure), { kind: 'line', valueName: measure }, `Line chart: ${usersCaption}. ${TABLE_NOTE}`, [
       usersTable(counted.data.data, measure, usersCaption),
-    ]);
+    ], placeAnnotations(annotations, counted.data.data.xValues));
     const sessionsCaption = `Sessions by length, started ${days}`;
     sessions.show(sessionsChart(lengths.data.data), { kind: 'bars', valueName: 'Sessions' }, `Bar chart: ${sessionsCaption}. ${TABLE_NOTE}`, [
       sessionsTable(lengths.data.data, sessionsCaption),
