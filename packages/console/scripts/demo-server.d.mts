@@ -2,6 +2,7 @@ import type { RunningServer } from '@svc/server';
 
 export declare const DEMO_DAYS: number;
 export declare const FUNNEL_STEPS: string[];
+export declare const DEMO_REPLAYS: number;
 
 export interface DemoEvent {
   user_id: string;

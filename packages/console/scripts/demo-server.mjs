@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAppClient, createIngestClient, uploadEvents } from '@svc/client';
 import { startServer } from '@svc/server';
+import { demoRecording } from './demo-recording.mjs';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -66,6 +67,23 @@ async function addAnnotationsAndCohort(appUrl, project, events, now = Date.now()
   });
 }
 
+/** The demo's recorded sessions, a minute apart: more than a page of the console's replay list. */
+export const DEMO_REPLAYS = 12;
+
+/** Sends the recordings as the session-replay SDK does (`POST /sessions/v2/track`), the last one started an hour ago. */
+async function addReplays(ingest, apiKey, now = Date.now()) {
+  for (let at = 0; at < DEMO_REPLAYS; at++) {
+    const sessionId = now - 3_600_000 - (DEMO_REPLAYS - 1 - at) * MINUTE_MS;
+    const events = demoRecording(sessionId).map((event) => JSON.stringify(event));
+    await ingest.POST('/sessions/v2/track', {
+      params: { query: { device_id: `demo-device-${at % 3}`, session_id: sessionId, type: 'replay' } },
+      // The SDK's credentials for this operation (the client adds none to it).
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: { version: 1, events },
+    });
+  }
+}
+
 /** Starts the server on a free port of 127.0.0.1 and sends it the demo events. */
 export async function startDemoServer() {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-console-'));
@@ -86,10 +104,12 @@ export async function startDemoServer() {
   try {
     const project = server.tenancy.createProject(server.tenancy.createOrganization('Demo shop').id, 'Shop');
     const events = demoEvents();
-    const sent = await uploadEvents(createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest }), events);
+    const ingest = createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest, throwOnError: true });
+    const sent = await uploadEvents(ingest, events);
     if (sent.failures.length > 0) throw new Error(`the demo events were not all accepted: ${JSON.stringify(sent.failures[0])}`);
     await server.store.flush();
     await addAnnotationsAndCohort(server.urls.app, project, events);
+    await addReplays(ingest, project.api_key);
     return { server, consoleUrl: server.consoleUrl, appUrl: server.urls.app, keys: { apiKey: project.api_key, secretKey: project.secret_key }, events, close };
   } catch (error) {
     await close();

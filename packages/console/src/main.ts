@@ -4,12 +4,14 @@ import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { funnelView } from './funnel/view.js';
 import { listsView } from './lists.js';
+import { liveView } from './live/view.js';
+import { replaysView } from './replays/view.js';
 import { byId } from './page.js';
 import { segmentationView } from './segmentation/view.js';
 import { startSignIn } from './sign-in.js';
 import { usersView } from './users/view.js';
 
-const views = { segmentation: segmentationView(), funnel: funnelView(), users: usersView(), lists: listsView() };
+const views = { segmentation: segmentationView(), funnel: funnelView(), users: usersView(), lists: listsView(), live: liveView(), replays: replaysView() };
 type ViewName = keyof typeof views;
 let signedIn = false;
 
