@@ -1,6 +1,8 @@
 // The console's entry: sign-in, then the views, one at a time as the URL's fragment says
 // (#segmentation, #funnel, …).
 import 'uplot/dist/uPlot.min.css';
+// The replay player's (its script is loaded when a replay is played).
+import 'rrweb/dist/style.css';
 import './styles.css';
 import { funnelView } from './funnel/view.js';
 import { listsView } from './lists.js';

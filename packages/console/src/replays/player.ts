@@ -1,32 +1,8 @@
-// The replay player: a recording's event files, listed (`GET /api/1/session-replays/files`)
-// page by page and fetched through their signed links (no credentials: the link is the
-// permission), played by rrweb's own Replayer, with play/pause, the time played and the end
-// announced.
+// The replay player: a recording played by rrweb's own Replayer, with play/pause, the time
+// played and the end announced. Loaded only when a replay is played (rrweb is most of the
+// console's script); its style sheet is in the page's (main.ts).
 import { Replayer, type eventWithTime } from 'rrweb';
-import 'rrweb/dist/style.css';
-import { gunzipText } from '../gzip.js';
 import { announce, byId } from '../page.js';
-import type { Client } from '../session.js';
-
-/** Every event of `replayId`, in file order. */
-export async function recordedEvents(client: Client, replayId: string): Promise<eventWithTime[]> {
-  const events: eventWithTime[] = [];
-  let pageToken: string | undefined;
-  do {
-    const { data } = await client.GET('/api/1/session-replays/files', { params: { query: { replay_id: replayId, version: 3, ...(pageToken ? { page_token: pageToken } : {}) } } });
-    // The links expire 15 minutes after their page: fetched before the next page is asked for.
-    const files = await Promise.all(
-      data.files.map(async (link) => {
-        const file = await fetch(link, { credentials: 'omit' });
-        if (!file.ok) throw new Error(`A recording file could not be fetched (HTTP ${file.status}).`);
-        return JSON.parse(await gunzipText(new Uint8Array(await file.arrayBuffer()))) as eventWithTime[];
-      }),
-    );
-    events.push(...files.flat());
-    pageToken = data.next_page_token ?? undefined;
-  } while (pageToken);
-  return events;
-}
 
 /** `m:ss` of a time in milliseconds. */
 export const clock = (ms: number) => `${Math.floor(ms / 60_000)}:${String(Math.floor((ms % 60_000) / 1000)).padStart(2, '0')}`;

@@ -6,7 +6,8 @@ import { formatDuration } from '../format.js';
 import { busy, byId } from '../page.js';
 import type { Client } from '../session.js';
 import type { View } from '../view.js';
-import { recordedEvents, replayPlayer } from './player.js';
+import { recordedEvents } from './files.js';
+import type { Player } from './player.js';
 
 export const PAGE_SIZE = 10;
 
@@ -16,7 +17,7 @@ export function replaysView(): View {
   const region = byId('replays-list');
   const next = byId<HTMLButtonElement>('replays-next');
   const first = byId<HTMLButtonElement>('replays-first');
-  const player = replayPlayer();
+  let player: Player | undefined;
   let client: Client | undefined;
   /** The tokens of the pages shown so far; the last one is the next page's. */
   let nextToken: string | null = null;
@@ -39,7 +40,8 @@ export function replaysView(): View {
   }
 
   async function load(replayId: string): Promise<string> {
-    const events = await recordedEvents(client!, replayId);
+    const [events, { replayPlayer }] = await Promise.all([recordedEvents(client!, replayId), import('./player.js')]);
+    player ??= replayPlayer();
     player.load(replayId, events);
     byId('replay-toggle').focus();
     return `Recording loaded: ${events.length} events. Press Play.`;
@@ -67,7 +69,7 @@ export function replaysView(): View {
     },
     stop() {
       client = undefined;
-      player.clear();
+      player?.clear();
       byId<HTMLTableElement>('replays-table').tBodies[0]!.replaceChildren();
       region.hidden = true;
       page = 0;
