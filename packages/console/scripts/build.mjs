@@ -15,6 +15,9 @@ const { metafile } = await build({
   absWorkingDir: root,
   entryPoints: ['src/main.ts'],
   entryNames: 'console-[hash]',
+  // The replay player (rrweb) in a chunk of its own, loaded when a replay is played.
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
   outdir: 'dist',
   bundle: true,
   format: 'esm',
@@ -28,12 +31,15 @@ const { metafile } = await build({
   logLevel: 'warning',
 });
 
-const external = Object.values(metafile.outputs).flatMap((output) => output.imports.filter((imported) => imported.external).map((imported) => imported.path));
+// A data: URL in a style sheet (rrweb's mouse cursor) is inline, whatever esbuild calls it.
+const external = Object.values(metafile.outputs).flatMap((output) =>
+  output.imports.filter((imported) => imported.external && !imported.path.startsWith('data:')).map((imported) => imported.path),
+);
 if (external.length > 0) throw new Error(`the bundle imports ${external.join(', ')}: the console would not load in a browser`);
 const outputs = Object.keys(metafile.outputs).map((path) => basename(path));
 const named = (extension) => {
-  const [only, ...others] = outputs.filter((name) => name.endsWith(extension));
-  if (!only || others.length > 0) throw new Error(`expected one ${extension} file in dist, found ${outputs.join(', ')}`);
+  const [only, ...others] = outputs.filter((name) => name.startsWith('console-') && name.endsWith(extension));
+  if (!only || others.length > 0) throw new Error(`expected one console-*${extension} file in dist, found ${outputs.join(', ')}`);
   return only;
 };
 const page = readFileSync(`${root}src/index.html`, 'utf8').replace('%SCRIPT%', named('.js')).replace('%STYLES%', named('.css'));

@@ -2,6 +2,7 @@ import type { RunningServer } from '@svc/server';
 
 export declare const DEMO_DAYS: number;
 export declare const FUNNEL_STEPS: string[];
+export declare const DEMO_REPLAYS: number;
 
 export interface DemoEvent {
   user_id: string;
@@ -9,6 +10,7 @@ export interface DemoEvent {
   country: string;
   event_type: string;
   time: number;
+  session_id: number;
   event_properties: Record<string, string | number>;
   insert_id: string;
 }

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createIngestClient, uploadEvents } from '@svc/client';
+import { createAppClient, createIngestClient, uploadEvents } from '@svc/client';
 import { startServer } from '@svc/server';
+import { demoRecording } from './demo-recording.mjs';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -33,9 +34,11 @@ export function demoEvents(now = Date.now()) {
     const visits = 1 + Math.floor(next() * 3);
     for (let visit = 0; visit < visits; visit++) {
       let time = today - (1 + Math.floor(next() * DEMO_DAYS)) * DAY_MS + Math.round((8 + next() * 12) * 60 * MINUTE_MS);
+      // A visit is a session, named by its start as the SDKs do (session lengths, replays).
+      const session_id = time;
       const add = (event_type, event_properties) => {
         time += Math.round((1 + next() * 30) * MINUTE_MS);
-        events.push({ ...person, event_type, time, event_properties, insert_id: `${user_id}-${visit}-${events.length}` });
+        events.push({ ...person, event_type, time, session_id, event_properties, insert_id: `${user_id}-${visit}-${events.length}` });
       };
       const category = pick(['books', 'music', 'games']);
       add('Product Viewed', { category });
@@ -48,6 +51,37 @@ export function demoEvents(now = Date.now()) {
     }
   }
   return events;
+}
+
+/** `2026-11-18T12:00Z`: an annotation's time, `days` before today at noon (UTC). */
+const noon = (now, days) => `${new Date(Math.floor(now / DAY_MS) * DAY_MS - days * DAY_MS + 12 * 60 * MINUTE_MS).toISOString().slice(0, 16)}Z`;
+
+/** The demo's annotations (a global one, drawn on the charts, and one of a saved chart) and a cohort of its buyers. */
+async function addAnnotationsAndCohort(appUrl, project, events, now = Date.now()) {
+  const app = createAppClient({ apiKey: project.api_key, secretKey: project.secret_key, baseUrl: appUrl, throwOnError: true });
+  await app.POST('/api/3/annotations', { body: { label: 'Spring sale', start: noon(now, 10), details: 'Every book half price' } });
+  await app.POST('/api/3/annotations', { body: { label: 'Checkout redesign', start: noon(now, 5), chart_id: 'k3x9v2' } });
+  const buyers = [...new Set(events.filter((event) => event.event_type === 'Order Completed').map((event) => event.user_id))];
+  await app.POST('/api/3/cohorts/upload', {
+    body: { name: 'Buyers', app_id: project.app_id, id_type: 'BY_USER_ID', ids: buyers, owner: 'demo@example.com', published: true },
+  });
+}
+
+/** The demo's recorded sessions, a minute apart: more than a page of the console's replay list. */
+export const DEMO_REPLAYS = 12;
+
+/** Sends the recordings as the session-replay SDK does (`POST /sessions/v2/track`), the last one started an hour ago. */
+async function addReplays(ingest, apiKey, now = Date.now()) {
+  for (let at = 0; at < DEMO_REPLAYS; at++) {
+    const sessionId = now - 3_600_000 - (DEMO_REPLAYS - 1 - at) * MINUTE_MS;
+    const events = demoRecording(sessionId).map((event) => JSON.stringify(event));
+    await ingest.POST('/sessions/v2/track', {
+      params: { query: { device_id: `demo-device-${at % 3}`, session_id: sessionId, type: 'replay' } },
+      // The SDK's credentials for this operation (the client adds none to it).
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: { version: 1, events },
+    });
+  }
 }
 
 /** Starts the server on a free port of 127.0.0.1 and sends it the demo events. */
@@ -70,9 +104,12 @@ export async function startDemoServer() {
   try {
     const project = server.tenancy.createProject(server.tenancy.createOrganization('Demo shop').id, 'Shop');
     const events = demoEvents();
-    const sent = await uploadEvents(createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest }), events);
+    const ingest = createIngestClient({ apiKey: project.api_key, baseUrl: server.urls.ingest, throwOnError: true });
+    const sent = await uploadEvents(ingest, events);
     if (sent.failures.length > 0) throw new Error(`the demo events were not all accepted: ${JSON.stringify(sent.failures[0])}`);
     await server.store.flush();
+    await addAnnotationsAndCohort(server.urls.app, project, events);
+    await addReplays(ingest, project.api_key);
     return { server, consoleUrl: server.consoleUrl, appUrl: server.urls.app, keys: { apiKey: project.api_key, secretKey: project.secret_key }, events, close };
   } catch (error) {
     await close();

@@ -15,12 +15,20 @@ export interface ChartData {
   series: ChartSeries[];
 }
 
+/** A vertical line across the plot at `at` (x scale units: category indexes, fractions between them), labelled. */
+export interface ChartMarker {
+  at: number;
+  label: string;
+}
+
 export interface ChartOptions {
   kind: 'line' | 'bars';
   /** The y axis' title: what the values count. */
   valueName: string;
   /** Text above each bar (series index, category index), for bars. */
   barLabel?: (series: number, category: number) => string;
+  /** Annotations on the x axis (time series). */
+  markers?: ChartMarker[];
 }
 
 // Dark enough for 3:1 against the white background (graphics contrast), told apart by hue.
@@ -67,6 +75,30 @@ function labelBars(label: NonNullable<ChartOptions['barLabel']>): (u: uPlot) => 
   };
 }
 
+const MARKER_COLOR = '#7e22ce';
+
+/** Draws each marker as a dashed vertical line with its label at the top, over the series. */
+function drawMarkers(markers: ChartMarker[]): (u: uPlot) => void {
+  return (u) => {
+    const { ctx, bbox } = u;
+    ctx.save();
+    ctx.strokeStyle = ctx.fillStyle = MARKER_COLOR;
+    ctx.lineWidth = 1.5 * uPlot.pxRatio;
+    ctx.setLineDash([5 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+    ctx.font = `${12 * uPlot.pxRatio}px system-ui, sans-serif`;
+    ctx.textBaseline = 'top';
+    for (const { at, label } of markers) {
+      const x = u.valToPos(at, 'x', true);
+      ctx.beginPath();
+      ctx.moveTo(x, bbox.top);
+      ctx.lineTo(x, bbox.top + bbox.height);
+      ctx.stroke();
+      ctx.fillText(label, x + 4 * uPlot.pxRatio, bbox.top + 2 * uPlot.pxRatio);
+    }
+    ctx.restore();
+  };
+}
+
 function seriesOptions(series: ChartSeries, index: number, count: number, kind: ChartOptions['kind']): uPlot.Series {
   const color = PALETTE[index % PALETTE.length]!;
   if (kind === 'line') return { label: series.name, stroke: color, width: 2, points: { show: true, size: 6, fill: color } };
@@ -74,7 +106,7 @@ function seriesOptions(series: ChartSeries, index: number, count: number, kind: 
 }
 
 /** Draws `chartData` into `container` (before its caption), replacing the chart drawn there before. */
-export function drawChart(container: HTMLElement, chartData: ChartData, { kind, valueName, barLabel }: ChartOptions): void {
+export function drawChart(container: HTMLElement, chartData: ChartData, { kind, valueName, barLabel, markers = [] }: ChartOptions): void {
   clearChart(container);
   const { labels, series } = chartData;
   const options: uPlot.Options = {
@@ -91,7 +123,7 @@ export function drawChart(container: HTMLElement, chartData: ChartData, { kind, 
       { label: valueName, size: 70, values: (_u, splits) => splits.map(formatNumber) },
     ],
     series: [{ label: 'x' }, ...series.map((one, index) => seriesOptions(one, index, series.length, kind))],
-    ...(kind === 'bars' && barLabel ? { hooks: { draw: [labelBars(barLabel)] } } : {}),
+    hooks: { draw: [...(kind === 'bars' && barLabel ? [labelBars(barLabel)] : []), ...(markers.length > 0 ? [drawMarkers(markers)] : [])] },
   };
   const data: uPlot.AlignedData = [labels.map((_label, index) => index), ...series.map((one) => one.values)];
   // Before the container's caption, hidden from screen readers (the table says it all).

@@ -8,9 +8,13 @@ export async function pickableEvents(client: Client): Promise<EventTypeSummary[]
   return data.data.filter((type) => !type.hidden && !type.deleted).sort((a, b) => a.display.localeCompare(b.display));
 }
 
-/** Fills a picker with the event types (shown by display name), keeping its choice when it is still there. */
+/**
+ * Fills a picker with the event types (shown by display name) after its `data-fixed` options
+ * (`_new`, `_all`), keeping its choice when it is still there.
+ */
 export function fillPicker(select: HTMLSelectElement, events: readonly EventTypeSummary[], preferred?: string): void {
   const kept = select.value || preferred;
-  select.replaceChildren(...events.map((type) => new Option(type.display, type.value)));
-  if (kept && events.some((type) => type.value === kept)) select.value = kept;
+  const fixed = select.querySelectorAll('option[data-fixed]');
+  select.replaceChildren(...fixed, ...events.map((type) => new Option(type.display, type.value)));
+  if (kept && [...select.options].some((option) => option.value === kept)) select.value = kept;
 }

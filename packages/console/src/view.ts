@@ -1,8 +1,8 @@
-// What the two views share: how they start after sign-in and stop at sign-out, and their form's
-// date range.
+// What the views share: how they start after sign-in and stop at sign-out, their form's date
+// range, and how a submitted form draws its answer.
 import type { EventTypeSummary } from '@svc/client';
 import { lastDays } from './dates.js';
-import { byId } from './page.js';
+import { busy, byId } from './page.js';
 import type { Client } from './session.js';
 
 export interface View {
@@ -10,6 +10,8 @@ export interface View {
   start(client: Client, events: readonly EventTypeSummary[]): void;
   /** At sign-out: forgets the client and every answer shown. */
   stop(): void;
+  /** The view is shown or hidden (another view chosen, signed out); views that poll stop while hidden. */
+  shown?(visible: boolean): void;
 }
 
 /** The range's inputs (`PREFIX-start`, `PREFIX-end`) hold the last 30 days unless chosen already. */
@@ -23,3 +25,17 @@ export function defaultRange(prefix: string): void {
 
 /** What a picker shows for its choice (an event type's display name, a measure's name). */
 export const selectedText = (select: HTMLSelectElement): string => select.selectedOptions[0]?.text ?? '';
+
+/** The trimmed text of each named field of `form`, as it is now. */
+export function formText(form: HTMLFormElement): (name: string) => string {
+  const fields = new FormData(form);
+  return (name) => String(fields.get(name) ?? '').trim();
+}
+
+/** Submitting `form` runs `draw`, its progress announced and `results` busy meanwhile. */
+export function whenSubmitted(form: HTMLFormElement, results: HTMLElement, progress: string, draw: () => Promise<string>): void {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void busy(results, progress, draw);
+  });
+}

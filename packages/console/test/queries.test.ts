@@ -6,8 +6,11 @@ import { lastDays } from '../src/dates.js';
 import { formatDuration } from '../src/format.js';
 import { funnelQuery } from '../src/funnel/query.js';
 import { funnelTable } from '../src/funnel/model.js';
+import { retentionTable } from '../src/retention/model.js';
+import { retentionQuery } from '../src/retention/query.js';
 import { segmentationChart, segmentationRows } from '../src/segmentation/model.js';
 import { filterValues, segmentationQuery } from '../src/segmentation/query.js';
+import { binLabel } from '../src/users/model.js';
 
 test('a segmentation choice: the event with its filter and group-by, dates without dashes, limit only when grouped', () => {
   const range = { start: '2026-11-01', end: '2026-11-07' };
@@ -79,4 +82,30 @@ test('CSV: numbers as they are, text quoted when it must be, formulas defused', 
 
 test('the default range: the last 30 days, today included', () => {
   expect(lastDays(new Date(2026, 2, 5), 30)).toEqual({ start: '2026-02-04', end: '2026-03-05' });
+});
+
+test('session length bins in the reader’s units', () => {
+  expect(['0s-3s', '180s-600s', '3600s-86400s'].map(binLabel)).toEqual(['0 – 3 s', '3 min – 10 min', '1 h – 1 d']);
+});
+
+test('a retention choice: the start and return events as event specifications', () => {
+  expect(retentionQuery({ startEvent: '_new', returnEvent: 'Play', mode: 'rolling', interval: 7, start: '2026-11-01', end: '2026-11-30' })).toEqual({
+    se: { event_type: '_new' },
+    re: { event_type: 'Play' },
+    rm: 'rolling',
+    i: 7,
+    start: '20261101',
+    end: '20261130',
+  });
+});
+
+test('a retention table: the cohort’s users, then each column’s retained users and share, open columns marked', () => {
+  const cell = (count: number, outof: number, incomplete = false) => ({ count, outof, incomplete });
+  const retention = { dates: ['Nov 02'], values: { 'Nov 02': [cell(4, 4), cell(1, 4, true)] }, combined: [{ ...cell(4, 4), retainedSetId: null }, { ...cell(1, 4, true), retainedSetId: null }, { ...cell(0, 0), retainedSetId: null }] };
+  const table = retentionTable(retention, 1, 'R');
+  expect(table.columns).toEqual(['Cohort', 'Users', 'Day 0', 'Day 1']);
+  expect(table.rows).toEqual([
+    { header: 'All cohorts', cells: ['4', expect.stringMatching(/^1 \(25\s?%\) \*$/), expect.stringMatching(/^0 \(0\s?%\)$/)] },
+    { header: 'Nov 02', cells: ['4', expect.stringMatching(/^1 \(25\s?%\) \*$/), '—'] },
+  ]);
 });

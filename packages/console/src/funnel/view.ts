@@ -2,10 +2,10 @@
 // group) labelled with the conversion, and one table per group.
 import type { FunnelSeries } from '@svc/client';
 import { clearChart, drawChart } from '../chart.js';
-import { busy, byId } from '../page.js';
+import { byId } from '../page.js';
 import type { Client } from '../session.js';
 import { renderTable } from '../table.js';
-import { defaultRange, type View } from '../view.js';
+import { defaultRange, whenSubmitted, type View } from '../view.js';
 import { conversionLabel, funnelChart, funnelTable } from './model.js';
 import { funnelQuery, type FunnelChoice, type FunnelMode } from './query.js';
 import { funnelSteps } from './steps.js';
@@ -46,10 +46,7 @@ export function funnelView(): View {
     return `Funnel drawn: ${data.data.length === 1 ? 'one funnel' : `${data.data.length} funnels`} of ${choice.steps.length} steps.`;
   }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void busy(results, 'Computing the funnel…', draw);
-  });
+  whenSubmitted(form, results, 'Computing the funnel…', draw);
 
   return {
     start(signedIn, events) {

@@ -1,14 +1,15 @@
 // The event segmentation view: its form → `GET /api/2/events/segmentation` → a chart, the table
 // of the same numbers, and those numbers as a CSV file.
-import type { EventSegmentation, FilterOperator } from '@svc/client';
-import { clearChart, drawChart, type ChartOptions } from '../chart.js';
+import type { Annotation, EventSegmentation, FilterOperator } from '@svc/client';
+import { globalAnnotations, placeAnnotations } from '../annotations.js';
+import type { ChartOptions } from '../chart.js';
 import { downloadCsv, toCsv } from '../csv.js';
 import { fillPicker } from '../events.js';
 import { formatNumber } from '../format.js';
-import { busy, byId } from '../page.js';
+import { byId } from '../page.js';
+import { chartPanel } from '../results.js';
 import type { Client } from '../session.js';
-import { renderTable } from '../table.js';
-import { defaultRange, selectedText, type View } from '../view.js';
+import { defaultRange, selectedText, whenSubmitted, type View } from '../view.js';
 import { segmentationChart, segmentationRows } from './model.js';
 import { segmentationQuery, type Interval, type Metric, type PropertyOwner, type SegmentationChoice } from './query.js';
 
@@ -51,16 +52,16 @@ function presentation(fields: FormData, choice: SegmentationChoice): Presentatio
 export function segmentationView(): View {
   const form = byId<HTMLFormElement>('segmentation-form');
   const results = byId('seg-results');
-  const chart = byId('seg-chart');
+  const panel = chartPanel('seg');
   let client: Client | undefined;
   let csv: { fileName: string; text: string } | undefined;
 
-  function show(answer: EventSegmentation, { eventName, measure, kind, caption, fileName }: Presentation): void {
+  function show(answer: EventSegmentation, annotations: Annotation[], { eventName, measure, kind, caption, fileName }: Presentation): void {
     results.hidden = false;
-    drawChart(chart, segmentationChart(answer, eventName), { kind, valueName: measure });
-    byId('seg-caption').textContent = `${kind === 'line' ? 'Line' : 'Bar'} chart: ${caption}. The numbers are in the table.`;
     const { columns, rows } = segmentationRows(answer, eventName);
-    byId('seg-table').replaceChildren(renderTable({ caption, columns, rows: rows.map(({ header, values }) => ({ header, cells: values.map(formatNumber) })) }));
+    const table = { caption, columns, rows: rows.map(({ header, values }) => ({ header, cells: values.map(formatNumber) })) };
+    const chartCaption = `${kind === 'line' ? 'Line' : 'Bar'} chart: ${caption}. The numbers are in the table.`;
+    panel.show(segmentationChart(answer, eventName), { kind, valueName: measure }, chartCaption, [table], placeAnnotations(annotations, answer.xValues));
     csv = { fileName, text: toCsv([columns, ...rows.map(({ header, values }) => [header, ...values])]) };
   }
 
@@ -68,15 +69,15 @@ export function segmentationView(): View {
     const fields = new FormData(form);
     const choice = readChoice(fields);
     const shown = presentation(fields, choice);
-    const { data } = await client!.GET('/api/2/events/segmentation', { params: { query: segmentationQuery(choice) } });
-    show(data.data, shown);
+    const [{ data }, annotations] = await Promise.all([
+      client!.GET('/api/2/events/segmentation', { params: { query: segmentationQuery(choice) } }),
+      globalAnnotations(client!),
+    ]);
+    show(data.data, annotations, shown);
     return `Chart drawn: ${data.data.series.length} series over ${data.data.xValues.length} periods.`;
   }
 
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    void busy(results, 'Drawing the chart…', draw);
-  });
+  whenSubmitted(form, results, 'Drawing the chart…', draw);
   byId('seg-csv').addEventListener('click', () => csv && downloadCsv(csv.fileName, csv.text));
 
   return {
@@ -88,8 +89,7 @@ export function segmentationView(): View {
     stop() {
       client = undefined;
       csv = undefined;
-      clearChart(chart);
-      byId('seg-table').replaceChildren();
+      panel.clear();
       results.hidden = true;
       form.reset();
     },

@@ -16,9 +16,13 @@ const CONTENT_TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 };
 // The page holds a project's secret key: it runs only its own script and talks only to this host.
+// Styles may be inline for the session replay player alone: rrweb rebuilds the recorded page
+// (its <style> elements and style attributes) in a frame without scripts that inherits this
+// policy. No script, connection or image of the recording's own hosts is allowed.
 const PAGE_HEADERS = {
   'cache-control': 'no-cache',
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
 };
 // The build names every other file by its content hash: a new build brings new names.
