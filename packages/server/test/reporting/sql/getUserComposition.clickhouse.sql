@@ -1,5 +1,5 @@
 -- by country (1/1)
-SELECT value, count(*) AS users FROM (SELECT svc_id, argMax(coalesce(p0, '(none)'), toDecimal128(time, 0) * 1000000000000000000 + ingest_seq) AS value FROM (SELECT e.svc_id, e.time, e.ingest_seq, e.event_type, e.session_id, e.event_type NOT IN ('$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure') AS active, e.country AS p0 FROM events AS e WHERE e.app_id = 7 AND e.svc_id IS NOT NULL AND e.time >= 1793577600000 AND e.time < 1793836800000) WHERE active GROUP BY svc_id)
+SELECT value, count(*) AS users FROM (SELECT svc_id, argMax(coalesce(p0, '(none)'), toDecimal128(time, 0) * 1000000000000000000 + ingest_seq) AS value FROM (SELECT own_svc_id AS svc_id, time, ingest_seq, event_type, session_id, active, p0 FROM (SELECT assumeNotNull(e.svc_id) AS own_svc_id, e.time, e.ingest_seq, e.event_type, e.session_id, e.event_type NOT IN ('$identify', '$groupidentify', '[Experiment] Assignment', '[Experiment] Exposure') AS active, e.country AS p0 FROM events AS e WHERE e.app_id = 7 AND e.svc_id IS NOT NULL AND e.time >= 1793577600000 AND e.time < 1793836800000)) WHERE active GROUP BY svc_id)
      GROUP BY value ORDER BY users DESC, value;
 
 -- by gp:plan, mapped users (1/1)
