@@ -68,7 +68,8 @@ export async function listHours(path: string): Promise<HourEntry[]> {
 /** An entry's lines, a chunk's worth at a time; `onBytes` hears the gzip bytes read. */
 async function* entryLines(raw: Readable, onBytes: (bytes: number) => void): AsyncGenerator<string[]> {
   raw.on('data', (chunk: Buffer) => onBytes(chunk.length));
-  const gunzip = raw.pipe(createGunzip());
+  // Output chunks of 256 KB, not zlib's 16 KB: fewer thread-pool round trips and string joins a line.
+  const gunzip = raw.pipe(createGunzip({ chunkSize: 256 * 1024 }));
   raw.once('error', (failure) => gunzip.destroy(failure));
   gunzip.setEncoding('utf8');
   let rest = '';
