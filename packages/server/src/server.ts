@@ -40,7 +40,7 @@ import { DuckDbDialect } from './store/duckdb/dialect.js';
 import { type EngineConfig, type OpenedEngine, openEngine } from './store/open-engine.js';
 import { openEngineProcess } from './store/worker/engine-process.js';
 import type { Lowering } from './store/worker/rpc.js';
-import { UserMappingHandlers } from './usermap/handlers.js';
+import { type MappingRate, UserMappingHandlers } from './usermap/handlers.js';
 import { JournalledStore } from './store/journalled-store.js';
 import { privateDirectory } from './shared/private-files.js';
 import { Tenancy } from './shared/tenancy.js';
@@ -104,6 +104,8 @@ export interface ServerConfig {
   streaming?: Partial<StreamingOptions>;
   /** The delivery metrics limits; the documented ones by default. */
   deliveryMetricsLimits?: MetricsLimitFigures;
+  /** User mapping calls allowed per organization in a window; the documented rate by default. */
+  userMappingRate?: MappingRate;
   /** Operator-facing messages (quarantined journal records); stderr by default. */
   log?: (message: string) => void;
   /** A line in `log` for every 4xx answer, with its request id (as `svc-server start` does). */
@@ -258,7 +260,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
 
   const feedback = new FeedbackService(store.entities);
   const experiment = new ExperimentService(sharedDir, store, rules);
-  const userMapping = new UserMappingHandlers(store.entities, tenancy);
+  const userMapping = new UserMappingHandlers(store.entities, tenancy, config.userMappingRate);
 
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const { limits: reportingLimits, close: closeReportingLimits } = await openReportingLimits(config, log);

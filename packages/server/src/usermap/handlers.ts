@@ -11,7 +11,13 @@ type UserMapping = components['schemas']['UserMapping'];
 type MappingRecord = components['schemas']['UserMappingRecord'];
 
 /** 1500 calls in 30 seconds per organization (50 per second over a 30-second window). */
-export const MAPPING_RATE = { calls: 1500, windowSeconds: 30 };
+export interface MappingRate {
+  calls: number;
+  windowSeconds: number;
+}
+
+/** The documented rate: 1500 calls in 30 seconds per organization. */
+export const MAPPING_RATE: MappingRate = { calls: 1500, windowSeconds: 30 };
 
 export class UserMappingHandlers {
   private readonly calls = new Map<number, { seconds: number[]; counts: number[] }>();
@@ -19,18 +25,19 @@ export class UserMappingHandlers {
   constructor(
     private readonly store: UserMappingStore,
     private readonly tenancy: Tenancy,
+    private readonly rate: MappingRate = MAPPING_RATE,
   ) {}
 
   /** Counts a call of the organization; the seconds to wait when it is over the rate. */
   private throttled(orgId: number, now: number): number | undefined {
     const second = Math.floor(now / 1000);
-    const oldest = second - MAPPING_RATE.windowSeconds;
+    const oldest = second - this.rate.windowSeconds;
     const calls = this.calls.get(orgId) ?? { seconds: [], counts: [] };
     this.calls.set(orgId, calls);
-    if (sumSince(calls.seconds, calls.counts, oldest) >= MAPPING_RATE.calls) {
+    if (sumSince(calls.seconds, calls.counts, oldest) >= this.rate.calls) {
       // Until the oldest call still counted leaves the window.
       const leaving = calls.seconds.find((s) => s > oldest) ?? second;
-      return Math.max(1, leaving + MAPPING_RATE.windowSeconds - second);
+      return Math.max(1, leaving + this.rate.windowSeconds - second);
     }
     addTo(calls.seconds, calls.counts, second, 1, oldest);
     return undefined;
@@ -44,7 +51,7 @@ export class UserMappingHandlers {
     if (self) return { status: 400, body: { code: 400, error: `user_id ${self.user_id} cannot be mapped into itself` } };
     const wait = this.throttled(project.org_id, request.receivedAt);
     if (wait !== undefined) {
-      return { status: 429, body: { code: 429, error: `Too many mapping calls: at most ${MAPPING_RATE.calls} in ${MAPPING_RATE.windowSeconds} seconds per organization` }, headers: { 'retry-after': String(wait) } };
+      return { status: 429, body: { code: 429, error: `Too many mapping calls: at most ${this.rate.calls} in ${this.rate.windowSeconds} seconds per organization` }, headers: { 'retry-after': String(wait) } };
     }
     const projects = this.tenancy.projects.filter((p) => p.org_id === project.org_id).map((p) => p.app_id);
     await this.store.applyUserMappings(
