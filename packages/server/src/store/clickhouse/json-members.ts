@@ -12,11 +12,11 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-const LITERALS = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
+const [TRUE, FALSE, NULL] = [Buffer.from('true'), Buffer.from('false'), Buffer.from('null')];
 
-const isSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
-/** A byte of a JSON number's text (its grammar is the reader's to check). */
+/** A byte of a JSON number's text (its grammar is the reader's to check, numberIn). */
 const isNumberByte = (byte: number) => (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45;
+const isSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
 /** Flags of a member: its key, or its string value, holds an escape (its bytes are not its text). */
 export const KEY_ESCAPED = 1;
@@ -33,6 +33,7 @@ export class JsonMembers {
   valueEnds = new Int32Array(64);
   flags = new Uint8Array(64);
   private escaped = false;
+  private closers = new Uint8Array(64);
 
   /** Reads the object that `bytes[start, end)` holds (JSON whitespace around it allowed); throws a SyntaxError when it is not one. */
   read(bytes: Uint8Array, start: number, end: number): this {
@@ -75,16 +76,11 @@ export class JsonMembers {
   }
 
   private grow(): void {
-    const larger = <T extends Int32Array | Uint8Array>(array: T): T => {
-      const copy = new (array.constructor as new (length: number) => T)(array.length * 2);
-      copy.set(array);
-      return copy;
-    };
-    this.keyStarts = larger(this.keyStarts);
-    this.keyEnds = larger(this.keyEnds);
-    this.valueStarts = larger(this.valueStarts);
-    this.valueEnds = larger(this.valueEnds);
-    this.flags = larger(this.flags);
+    this.keyStarts = grown(this.keyStarts);
+    this.keyEnds = grown(this.keyEnds);
+    this.valueStarts = grown(this.valueStarts);
+    this.valueEnds = grown(this.valueEnds);
+    this.flags = grown(this.flags);
   }
 
   /** The index of the quote that closes the string whose text starts at `from`; notes whether it holds an escape. */
@@ -109,11 +105,10 @@ export class JsonMembers {
     const first = bytes[at];
     if (first === QUOTE) return this.stringEnd(bytes, at + 1, end) + 1;
     if (first === OPEN_BRACE || first === OPEN_BRACKET) return this.nestedEnd(bytes, at, end);
-    for (const literal of LITERALS) {
-      if (first === literal[0]) {
-        for (let i = 1; i < literal.length; i++) if (bytes[at + i] !== literal[i]) fail(at + i);
-        return at + literal.length;
-      }
+    const literal = first === TRUE[0] ? TRUE : first === FALSE[0] ? FALSE : first === NULL[0] ? NULL : undefined;
+    if (literal) {
+      for (let i = 1; i < literal.length; i++) if (bytes[at + i] !== literal[i]) fail(at + i);
+      return at + literal.length;
     }
     let i = at;
     while (i < end && isNumberByte(bytes[i]!)) i++;
@@ -122,18 +117,28 @@ export class JsonMembers {
 
   /** Where the object or array that starts at `at` ends (exclusive): its brackets matched, its strings skipped. */
   private nestedEnd(bytes: Uint8Array, at: number, end: number): number {
-    const open: number[] = [];
+    // The closing bracket each open one expects, innermost last (a bracket's is its code + 2).
+    let depth = 0;
     for (let i = at; i < end; i++) {
       const byte = bytes[i]!;
       if (byte === QUOTE) i = this.stringEnd(bytes, i + 1, end);
-      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) open.push(byte + 2);
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-        if (open.pop() !== byte) fail(i);
-        if (open.length === 0) return i + 1;
+      else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        if (depth === this.closers.length) this.closers = grown(this.closers);
+        this.closers[depth++] = byte + 2;
+      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        if (depth === 0 || this.closers[--depth] !== byte) fail(i);
+        if (depth === 0) return i + 1;
       }
     }
     return fail(end);
   }
+}
+
+/** A copy of twice the length. */
+function grown<T extends Int32Array | Uint8Array>(array: T): T {
+  const copy = new (array.constructor as new (length: number) => T)(array.length * 2);
+  copy.set(array);
+  return copy;
 }
 
 function skipSpace(bytes: Uint8Array, at: number, end: number): number {

@@ -14,8 +14,6 @@ export const fieldIndex = (name: string): number => {
 
 const NAMES = LINE_FIELDS.map((name) => Buffer.from(name));
 const BY_NAME = new Map(LINE_FIELDS.map((name, index) => [name, index]));
-/** Fields by a hash of their name's bytes: a key is matched without making a string of it. */
-const BY_HASH = new Map<number, number>();
 
 const QUOTE = 0x22;
 const MINUS = 0x2d;
@@ -23,26 +21,23 @@ const NULL_FIRST_BYTE = 0x6e;
 const TRUE_FIRST_BYTE = 0x74;
 const FALSE_FIRST_BYTE = 0x66;
 
-function hashOf(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
-  return hash >>> 0;
-}
-for (const [index, name] of NAMES.entries()) {
-  const hash = hashOf(name, 0, name.length);
-  if (BY_HASH.has(hash)) throw new Error(`Journal line fields of the same hash: ${LINE_FIELDS[index]}`);
-  BY_HASH.set(hash, index);
+function isNamed(field: number, bytes: Buffer, start: number, end: number): boolean {
+  const name = NAMES[field]!;
+  if (name.length !== end - start) return false;
+  for (let i = 0; i < name.length; i++) if (name[i] !== bytes[start + i]) return false;
+  return true;
 }
 
-/** The field a key names (-1: none, an unknown field is left out as JSON.parse's reader left it unread). */
-function fieldOf(bytes: Buffer, start: number, end: number, escaped: boolean): number {
+/**
+ * The field a key names (-1: none; an unknown field is left unread, as the parsed line's was).
+ * journalLine writes the fields in LINE_FIELDS' order, so those after the last one found (`from`)
+ * are tried first: a key is matched in a few comparisons of bytes, no string made of it.
+ */
+function fieldOf(bytes: Buffer, start: number, end: number, escaped: boolean, from: number): number {
   if (escaped) return BY_NAME.get(JSON.parse(bytes.toString('utf8', start - 1, end + 1)) as string) ?? -1;
-  const index = BY_HASH.get(hashOf(bytes, start, end));
-  if (index === undefined) return -1;
-  const name = NAMES[index]!;
-  if (name.length !== end - start) return -1;
-  for (let i = 0; i < name.length; i++) if (name[i] !== bytes[start + i]) return -1;
-  return index;
+  for (let field = from; field < NAMES.length; field++) if (isNamed(field, bytes, start, end)) return field;
+  for (let field = 0; field < from; field++) if (isNamed(field, bytes, start, end)) return field;
+  return -1;
 }
 
 /** A JSON number's value from its text: up to 15 digits exactly as an integer without making a string, else as JSON.parse reads it. */
@@ -75,10 +70,13 @@ export class LineFields {
     this.bytes = bytes;
     const members = this.members.read(bytes, start, end);
     this.memberOf.fill(-1);
+    let next = 0;
     for (let i = 0; i < members.count; i++) {
-      const field = fieldOf(bytes, members.keyStarts[i]!, members.keyEnds[i]!, (members.flags[i]! & KEY_ESCAPED) !== 0);
+      const field = fieldOf(bytes, members.keyStarts[i]!, members.keyEnds[i]!, (members.flags[i]! & KEY_ESCAPED) !== 0, next);
+      if (field === -1) continue;
       // A repeated field: the last one, as JSON.parse keeps.
-      if (field !== -1) this.memberOf[field] = i;
+      this.memberOf[field] = i;
+      next = field + 1;
     }
     return this;
   }
