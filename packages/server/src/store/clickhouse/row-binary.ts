@@ -5,8 +5,13 @@
 
 /** RowBinary values into a growing little-endian buffer. */
 export class RowBinaryWriter {
-  private buffer = Buffer.allocUnsafe(1 << 16);
+  private buffer: Buffer;
   private length = 0;
+
+  /** `expectedBytes`: room to start with (grown by doubling past it). */
+  constructor(expectedBytes = 1 << 16) {
+    this.buffer = Buffer.allocUnsafe(expectedBytes);
+  }
 
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return;
