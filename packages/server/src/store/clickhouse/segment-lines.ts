@@ -117,7 +117,9 @@ export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
     scan.userIds[index] = fields.string(USER_ID);
     scan.deviceIds[index] = fields.string(DEVICE_ID);
     scan.held[index] = held ? 1 : 0;
-    await slice(index);
+    // Awaited only when the slice is over: an await per line cost a turn of microtasks each.
+    const pause = slice(index);
+    if (pause) await pause;
   }
   return scan;
 }
@@ -147,7 +149,8 @@ export async function planSegment(scan: SegmentScan, kept: Uint8Array, batch: Id
   let version = lastIngestSeq;
   let eventCount = 0;
   for (let index = 0; index < kept.length; index++) {
-    await slice(index);
+    const pause = slice(index);
+    if (pause) await pause;
     if (kept[index] === 0) continue;
     plan.ingestSeqs[index] = ++version;
     if (scan.held[index] === 1) continue;
