@@ -41,7 +41,7 @@ function fieldOf(bytes: Buffer, start: number, end: number, escaped: boolean, fr
 }
 
 /** A JSON number's value from its text: up to 15 digits exactly as an integer without making a string, else as JSON.parse reads it. */
-export function numberIn(bytes: Buffer, start: number, end: number): number {
+function numberIn(bytes: Buffer, start: number, end: number): number {
   const negative = bytes[start] === MINUS;
   let at = negative ? start + 1 : start;
   if (end > at && end - at <= 15) {
@@ -103,15 +103,16 @@ export class LineFields {
 
   number(field: number): number | null {
     if (this.isNull(field)) return null;
-    const [start, end] = [this.start(field), this.end(field)];
+    const start = this.start(field);
     const first = this.bytes[start]!;
     if (first !== MINUS && (first < 0x30 || first > 0x39)) throw new TypeError(`${LINE_FIELDS[field]} is not a number`);
-    return numberIn(this.bytes, start, end);
+    return numberIn(this.bytes, start, this.end(field));
   }
 
   string(field: number): string | null {
     if (this.isNull(field)) return null;
-    const [start, end] = [this.start(field), this.end(field)];
+    const start = this.start(field);
+    const end = this.end(field);
     if (this.bytes[start] !== QUOTE) throw new TypeError(`${LINE_FIELDS[field]} is not a string`);
     return this.isEscaped(field) ? (JSON.parse(this.bytes.toString('utf8', start, end)) as string) : this.bytes.toString('utf8', start + 1, end - 1);
   }
