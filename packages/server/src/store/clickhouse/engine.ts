@@ -25,7 +25,7 @@ import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary, linesT
 import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
-import { isEvent, linesByProject, LOAD_CHUNK_LINES, planSegment, resolvedChunks, resolvedEvent, scanSegment, type SegmentScan, SegmentLines } from './segment-lines.js';
+import { isEvent, linesByProject, LOAD_CHUNK_LINES, planSegment, resolvedEvent, scanSegment, type SegmentScan, SegmentLines, segmentRows } from './segment-lines.js';
 import { insertRows, mutate, MUTATION_TIME_LIMIT_MS } from './statements.js';
 import { integers, literal, quoted } from './sql-text.js';
 import { withoutStoredRepeats } from './stored-repeats.js';
@@ -249,7 +249,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   /**
    * Loads the project's lines of a segment (`loading`) under the load's `name`: the scan
    * resolved every identity first (svc_ids are canonical only once the whole segment's merges
-   * are known), the insert parses the lines again a chunk at a time into the one INSERT.
+   * are known), the insert writes the lines' bytes a chunk at a time into the one INSERT.
    */
   private async loadProject(lines: SegmentLines, scan: SegmentScan, loading: Uint8Array, appId: number, name: string): Promise<void> {
     if (await this.isRecorded(name)) return;
@@ -295,7 +295,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       }
       await this.activity.repoint(merges.map((m) => m.from), merges.map((m) => m.to));
     }
-    await this.store.insertChunks(resolvedChunks(lines, plan, this.loadChunkLines), eventCount, name);
+    await this.store.insertRows(segmentRows(lines, plan, eventCount, this.loadChunkLines, name));
     await this.insert('loaded_segments', [{ name, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
     this.torn.delete(name);
     batch.commit();

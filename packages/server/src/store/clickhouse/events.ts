@@ -18,11 +18,10 @@ import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { fanOut } from './fan-out.js';
 import { Replicas } from './replicas.js';
-import { rowBinaryEncoder } from './row-binary.js';
 import { migrate } from './schema.js';
 import { ShardStore } from './shard-store.js';
 import { checkCluster, isSplit, shardOf } from './shards.js';
-import { engineTables, LOAD_OWNERSHIP_TABLES, LOCAL_NAMES, reportingTables, SAME_NAMES, splitProperties, type TableNames, userActivityTables } from './tables.js';
+import { engineTables, LOAD_OWNERSHIP_TABLES, LOCAL_NAMES, reportingTables, SAME_NAMES, type TableNames, userActivityTables } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -47,10 +46,27 @@ export const CLICKHOUSE_EVENT_COLUMNS: Record<string, string> = {
 };
 const quote = (name: string) => `\`${name}\``;
 const selectList = [...Object.keys(EVENT_COLUMNS), 'svc_id'].map(quote).join(', ');
-const insertColumns = Object.keys(CLICKHOUSE_EVENT_COLUMNS);
-/** The columns inserted after the event's: the journal segment it came from (migration 2), the split properties (migration 3). */
-const EXTRA_COLUMNS = ['segment', 'property_keys', 'property_values', 'user_property_keys', 'user_property_values'];
-const encodeRows = rowBinaryEncoder([...Object.values(CLICKHOUSE_EVENT_COLUMNS), 'String', 'Array(String)', 'Array(String)', 'Array(String)', 'Array(String)']);
+/**
+ * The columns an insert of events writes, in its rows' order: the event's, then the journal
+ * segment it came from (migration 2) and the split properties (migration 3, splitProperties).
+ */
+export const INSERTED_EVENT_COLUMNS: Record<string, string> = {
+  ...CLICKHOUSE_EVENT_COLUMNS,
+  segment: 'String',
+  property_keys: 'Array(String)',
+  property_values: 'Array(String)',
+  user_property_keys: 'Array(String)',
+  user_property_values: 'Array(String)',
+};
+
+/** Events to insert, as rows of INSERTED_EVENT_COLUMNS in RowBinary: their ids a chunk at a time, each chunk encoded when the insert pulls it. */
+export interface EventRows {
+  count: number;
+  chunks: AsyncIterable<readonly number[]>;
+  /** Splits the rows across shards. */
+  svcIdOf(row: number): number | null;
+  encode(rows: readonly number[]): Buffer;
+}
 
 /**
  * Sorted by project, event type and time: reporting scans one project's events of one type
@@ -96,14 +112,6 @@ export interface ClickHouseOptions {
 }
 
 type Row = Record<string, unknown>;
-
-/** An event's values in the table's column order: JSON columns as their text, booleans as 0/1. */
-function valuesOf(event: ResolvedEvent): unknown[] {
-  return insertColumns.map((name) => {
-    const value = (event as unknown as Row)[name] ?? null;
-    return value !== null && JSON_COLUMNS.has(name) ? JSON.stringify(value) : typeof value === 'boolean' ? Number(value) : value;
-  });
-}
 
 function loadedEvent(row: Row): LoadedEvent {
   for (const name of JSON_COLUMNS) if (typeof row[name] === 'string') row[name] = JSON.parse(row[name] as string);
@@ -231,28 +239,19 @@ export class ClickHouseEvents {
   }
 
   /**
-   * Inserts events (already deduplicated and resolved) in one INSERT, visible once this
-   * resolves, tagged with the journal segment they came from. RowBinary, not JSONEachRow:
-   * 18.16 reads floats in text inexactly (row-binary.ts).
+   * Inserts events (already deduplicated and resolved) in one INSERT per shard, visible once
+   * this resolves: a chunk or two of rows and their bytes exist at a time (per shard).
+   * RowBinary, not JSONEachRow: 18.16 reads floats in text inexactly (row-binary.ts).
    */
-  insert(events: readonly ResolvedEvent[], segment = ''): Promise<void> {
-    return this.insertChunks([events], events.length, segment);
-  }
-
-  /**
-   * Inserts `count` events given in chunks in one INSERT per shard, as `insert` does; a chunk
-   * is encoded when the request pulls it, so a chunk or two of events and their bytes exist at
-   * a time (per shard).
-   */
-  async insertChunks(chunks: Iterable<readonly ResolvedEvent[]> | AsyncIterable<readonly ResolvedEvent[]>, count: number, segment = ''): Promise<void> {
-    if (count === 0) return;
-    async function* encoded(events: Iterable<readonly ResolvedEvent[]> | AsyncIterable<readonly ResolvedEvent[]>) {
-      for await (const chunk of events) yield encodeRows(chunk.map((event) => [...valuesOf(event), segment, ...splitProperties(event.event_properties), ...splitProperties(event.user_properties)]));
+  async insertRows(rows: EventRows): Promise<void> {
+    if (rows.count === 0) return;
+    async function* encoded(chunks: AsyncIterable<readonly number[]>) {
+      for await (const chunk of chunks) yield rows.encode(chunk);
     }
-    const columns = [...insertColumns, ...EXTRA_COLUMNS];
-    if (!this.sharded) return this.first.insertRowBinary('events', columns, encoded(chunks), count);
-    const sends = this.shards.map((shard) => (events: AsyncIterable<ResolvedEvent[]>) => shard.insertRowBinary(LOCAL_NAMES('events'), columns, encoded(events), count));
-    await fanOut(chunks, (event) => shardOf(event.svc_id, this.shards.length), sends);
+    const columns = Object.keys(INSERTED_EVENT_COLUMNS);
+    if (!this.sharded) return this.first.insertRowBinary('events', columns, encoded(rows.chunks), rows.count);
+    const sends = this.shards.map((shard) => (chunks: AsyncIterable<number[]>) => shard.insertRowBinary(LOCAL_NAMES('events'), columns, encoded(chunks), rows.count));
+    await fanOut(rows.chunks, (row) => shardOf(rows.svcIdOf(row), this.shards.length), sends);
     for (const shard of this.shards) await shard.written();
   }
 

@@ -1,11 +1,16 @@
 // A journal segment as the ClickHouse engine loads it: its lines kept as byte ranges of the
-// file, scanned once for what the whole-segment steps need, planned (each kept line's
-// ingest_seq and svc_id), then parsed again a chunk at a time into the events' INSERT.
+// file, scanned once for what the whole-segment steps need (read from the bytes, line-fields.ts;
+// only the few lines the profile and hold steps read whole are parsed), planned (each kept
+// line's ingest_seq and svc_id), then written a chunk at a time from their bytes into the
+// events' INSERT (line-rows.ts).
 import { timeSlicer } from '../../shared/time-slice.js';
 import type { IdentityBatch } from '../identity.js';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import type { HeldAttribution, StoredEvent } from '../types.js';
-import type { ResolvedEvent } from './events.js';
+import type { EventRows, ResolvedEvent } from './events.js';
+import { fieldIndex, LineFields } from './line-fields.js';
+import { LineRowWriter } from './line-rows.js';
+import { RowBinaryWriter } from './row-binary.js';
 
 export type JournalLine = StoredEvent & { held_attribution?: HeldAttribution | null; released_attribution?: string | null };
 
@@ -19,8 +24,8 @@ function parseLine(text: string): JournalLine {
 }
 
 /**
- * Lines of a segment parsed and encoded at a time while it loads (their objects are what a
- * load holds at once): fewer hold less heap, more save no time (scripts/bench/engines/segment-memory.mjs).
+ * Lines of a segment encoded at a time while it loads (their rows' bytes are what a load holds
+ * at once): fewer hold less memory, more save no time (scripts/bench/engines/segment-memory.mjs).
  */
 export const LOAD_CHUNK_LINES = 2_000;
 const NEWLINE = 0x0a;
@@ -31,7 +36,7 @@ export class SegmentLines {
   private readonly starts: Float64Array;
   private readonly ends: Float64Array;
 
-  constructor(private readonly bytes: Buffer) {
+  constructor(readonly bytes: Buffer) {
     let newlines = 0;
     for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) newlines++;
     this.starts = new Float64Array(newlines + 1);
@@ -52,6 +57,19 @@ export class SegmentLines {
   parse(index: number): JournalLine {
     return parseLine(this.bytes.toString('utf8', this.starts[index], this.ends[index]));
   }
+
+  /** The line's fields, read into `fields`. */
+  read(index: number, fields: LineFields): LineFields {
+    return fields.read(this.bytes, this.starts[index]!, this.ends[index]!);
+  }
+
+  start(index: number): number {
+    return this.starts[index]!;
+  }
+
+  end(index: number): number {
+    return this.ends[index]!;
+  }
 }
 
 /**
@@ -69,6 +87,12 @@ export interface SegmentScan {
   whole: Map<number, JournalLine>;
 }
 
+const [APP_ID, INSERT_ID, EVENT_TYPE, USER_ID, DEVICE_ID, SERVER_UPLOAD_TIME, HELD_ATTRIBUTION, RELEASED_ATTRIBUTION] = (
+  ['app_id', 'insert_id', 'event_type', 'user_id', 'device_id', 'server_upload_time', 'held_attribution', 'released_attribution'] as const
+).map(fieldIndex) as [number, number, number, number, number, number, number, number];
+/** Events whose properties set profiles: their lines are read whole. */
+const PROFILE_EVENT_TYPES = new Set(['$identify', '$groupidentify']);
+
 export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
   const slice = timeSlicer();
   const scan: SegmentScan = {
@@ -80,17 +104,22 @@ export async function scanSegment(lines: SegmentLines): Promise<SegmentScan> {
     held: new Uint8Array(lines.count),
     whole: new Map(),
   };
+  const fields = new LineFields();
   for (let index = 0; index < lines.count; index++) {
-    const line = lines.parse(index);
+    lines.read(index, fields);
+    const held = !fields.isNull(HELD_ATTRIBUTION);
+    const whole = held || !fields.isNull(RELEASED_ATTRIBUTION) || PROFILE_EVENT_TYPES.has(fields.string(EVENT_TYPE) ?? '') ? lines.parse(index) : undefined;
+    if (whole) scan.whole.set(index, whole);
     // A held attribution's line is no event: its project is the hold's.
-    scan.appIds[index] = line.held_attribution?.app_id ?? line.app_id;
-    scan.uploadTimes[index] = line.server_upload_time;
-    scan.insertIds[index] = line.insert_id;
-    scan.userIds[index] = line.user_id;
-    scan.deviceIds[index] = line.device_id;
-    scan.held[index] = line.held_attribution ? 1 : 0;
-    if (line.held_attribution || line.released_attribution || line.event_type === '$identify' || line.event_type === '$groupidentify') scan.whole.set(index, line);
-    await slice(index);
+    scan.appIds[index] = held ? whole!.held_attribution!.app_id : fields.number(APP_ID)!;
+    scan.uploadTimes[index] = fields.number(SERVER_UPLOAD_TIME) ?? 0;
+    scan.insertIds[index] = fields.string(INSERT_ID);
+    scan.userIds[index] = fields.string(USER_ID);
+    scan.deviceIds[index] = fields.string(DEVICE_ID);
+    scan.held[index] = held ? 1 : 0;
+    // Awaited only when the slice is over: an await per line cost a turn of microtasks each.
+    const pause = slice(index);
+    if (pause) await pause;
   }
   return scan;
 }
@@ -120,7 +149,8 @@ export async function planSegment(scan: SegmentScan, kept: Uint8Array, batch: Id
   let version = lastIngestSeq;
   let eventCount = 0;
   for (let index = 0; index < kept.length; index++) {
-    await slice(index);
+    const pause = slice(index);
+    if (pause) await pause;
     if (kept[index] === 0) continue;
     plan.ingestSeqs[index] = ++version;
     if (scan.held[index] === 1) continue;
@@ -136,7 +166,7 @@ export const isEvent = (plan: SegmentPlan, index: number) => plan.ingestSeqs[ind
 
 /** The line as the event inserted. */
 export function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: number): ResolvedEvent {
-  // The line itself becomes the event (the insert reads the event columns only).
+  // The line itself becomes the event the profile steps read.
   const event = line as JournalLine & ResolvedEvent;
   const svcId = plan.svcIds[index]!;
   event.svc_id = Number.isNaN(svcId) ? null : svcId;
@@ -144,15 +174,34 @@ export function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: numbe
   return event;
 }
 
-/** The segment's events a chunk of lines at a time, parsed again when the insert pulls them. */
-export async function* resolvedChunks(lines: SegmentLines, plan: SegmentPlan, chunkLines: number): AsyncGenerator<ResolvedEvent[]> {
-  const slice = timeSlicer();
-  for (let from = 0; from < lines.count; from += chunkLines) {
-    const events: ResolvedEvent[] = [];
-    for (let index = from; index < Math.min(lines.count, from + chunkLines); index++) {
-      if (isEvent(plan, index)) events.push(resolvedEvent(lines.parse(index), plan, index));
-      await slice(index);
+/**
+ * Room for rows per byte of their lines: a row holds its line's values without the keys, and
+ * the properties' text again split (the bench's segment: 1.12 bytes of rows per byte of lines).
+ */
+const ROW_BYTES_PER_LINE_BYTE = 1.25;
+
+/** The segment's events as the rows of one insert, their lines' bytes encoded a chunk of lines at a time. */
+export function segmentRows(lines: SegmentLines, plan: SegmentPlan, eventCount: number, chunkLines: number, segment: string): EventRows {
+  const svcIdOf = (index: number) => (Number.isNaN(plan.svcIds[index]) ? null : plan.svcIds[index]!);
+  const rows = new LineRowWriter(segment);
+  async function* chunks() {
+    for (let from = 0; from < lines.count; from += chunkLines) {
+      const events: number[] = [];
+      for (let index = from; index < Math.min(lines.count, from + chunkLines); index++) if (isEvent(plan, index)) events.push(index);
+      yield events;
     }
-    yield events;
   }
+  return {
+    count: eventCount,
+    chunks: chunks(),
+    svcIdOf,
+    encode(indexes) {
+      // Room for the chunk's rows at once: a buffer doubled into from 64 KiB made twice their bytes of garbage.
+      let lineBytes = 0;
+      for (const index of indexes) lineBytes += lines.end(index) - lines.start(index);
+      const writer = new RowBinaryWriter(Math.ceil(lineBytes * ROW_BYTES_PER_LINE_BYTE));
+      for (const index of indexes) rows.write(writer, lines.bytes, lines.start(index), lines.end(index), svcIdOf(index), plan.ingestSeqs[index]!);
+      return writer.bytes();
+    },
+  };
 }

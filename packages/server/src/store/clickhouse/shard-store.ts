@@ -75,7 +75,8 @@ export class ShardStore {
     await this.replicas.write(async (client) => {
       const result = await client.exec({
         query: `INSERT INTO ${table} (${columns.map((name) => `\`${name}\``).join(', ')}) FORMAT RowBinary`,
-        values: Readable.from(chunks),
+        // One chunk read ahead (the default is 16): encoded rows wait no longer than the socket takes them.
+        values: Readable.from(chunks, { highWaterMark: 1 }),
         // One block per partition however many rows the segment holds (the default splits at 1,048,576).
         clickhouse_settings: { max_insert_block_size: String(Math.max(rows, 1_048_576)) },
       });
