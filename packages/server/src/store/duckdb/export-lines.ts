@@ -4,6 +4,7 @@
 // fifty values it is written from, and the text is the one the JavaScript writer makes.
 import { REVENUE_PROPERTIES } from '@svc/client';
 import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
+import { EVENT_COLUMNS } from '../journal-line.js';
 import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
 
 /** DuckDB's words for the statements of the hours. */
@@ -13,6 +14,16 @@ export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
   bytesOf: (text) => `coalesce(strlen(${text}), 0)`,
 };
 
+/**
+ * A column as JSON, numbers as JavaScript writes them: DuckDB writes a whole DOUBLE with `.0`
+ * (`45.0`), so those up to 2^53 (exact as BIGINT) are written as BIGINT.
+ */
+function jsonOf(column: string): string {
+  const value = quoted(column);
+  if (EVENT_COLUMNS[column as keyof typeof EVENT_COLUMNS] !== 'DOUBLE') return `to_json(${value})`;
+  return `CASE WHEN ${value} = trunc(${value}) AND abs(${value}) <= ${2 ** 53} THEN to_json(${value}::BIGINT) ELSE to_json(${value}) END`;
+}
+
 const seq = quoted('ingest_seq');
 const UUID = `printf('%08x-%04x-8%03x-8%03x-00000000%04x', ${quoted('app_id')}, (${seq} >> 40) & 65535, (${seq} >> 28) & 4095, (${seq} >> 16) & 4095, ${seq} & 65535)`;
 
@@ -20,7 +31,7 @@ const UUID = `printf('%08x-%04x-8%03x-8%03x-00000000%04x', ${quoted('app_id')}, 
 function withRevenue(column: string): string {
   const stored = `coalesce(${quoted(column)}, '{}'::JSON)`;
   const pairs = REVENUE_PROPERTIES.map(
-    ([name, field]) => `CASE WHEN ${quoted(field)} IS NOT NULL AND NOT list_contains(json_keys(${stored}), '${name}') THEN '"${name}":' || to_json(${quoted(field)})::VARCHAR END`,
+    ([name, field]) => `CASE WHEN ${quoted(field)} IS NOT NULL AND NOT list_contains(json_keys(${stored}), '${name}') THEN '"${name}":' || ${jsonOf(field)}::VARCHAR END`,
   );
   const added = `concat_ws(',', ${pairs.join(', ')})`;
   const text = `${stored}::VARCHAR`;
@@ -30,7 +41,7 @@ function withRevenue(column: string): string {
 /** A field's value in the struct: JSON columns and JSON constants typed JSON, so that the writer embeds them as they are. */
 function value(source: ExportSource): string {
   if ('text' in source) return quoted(source.text);
-  if ('number' in source) return quoted(source.number);
+  if ('number' in source) return jsonOf(source.number);
   if ('object' in source) return source.revenue ? withRevenue(source.object) : `coalesce(${quoted(source.object)}, '{}'::JSON)`;
   if ('time' in source) return `strftime(epoch_ms(${quoted(source.time)}), '%Y-%m-%d %H:%M:%S.%f')`;
   if ('uuid' in source) return UUID;
