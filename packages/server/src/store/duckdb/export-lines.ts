@@ -1,11 +1,14 @@
 // The Export API on DuckDB: the hours of a range and the lines of one. DuckDB writes the lines
 // itself (store/export-lines.ts says what they hold) with its JSON writer, from a struct whose
 // fields are the line's in order: each event reaches JavaScript as one text rather than as the
-// fifty values it is written from, and the text is the one the JavaScript writer makes.
+// fifty values it is written from, and the text is the one the JavaScript writer makes. The
+// user's state at each event (../user-at-event.ts) comes from an ASOF join on the profile
+// versions and a summary of each user's events, both of the range's users only.
 import { REVENUE_PROPERTIES } from '@svc/client';
 import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
+import { AT_EVENT } from '../user-at-event.js';
 
 /** DuckDB's words for the statements of the hours. */
 export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
@@ -42,6 +45,7 @@ function withRevenue(column: string): string {
 function value(source: ExportSource): string {
   if ('text' in source) return quoted(source.text);
   if ('number' in source) return jsonOf(source.number);
+  if ('boolean' in source) return quoted(source.boolean);
   if ('object' in source) return source.revenue ? withRevenue(source.object) : `coalesce(${quoted(source.object)}, '{}'::JSON)`;
   if ('time' in source) return `strftime(epoch_ms(${quoted(source.time)}), '%Y-%m-%d %H:%M:%S.%f')`;
   if ('uuid' in source) return UUID;
@@ -50,5 +54,26 @@ function value(source: ExportSource): string {
 
 const LINE = `to_json({${EXPORT_FIELDS.map(([name, source]) => `'${name}': ${value(source)}`).join(', ')}})::VARCHAR`;
 
+const EMPTY = `'{}'::JSON`;
+/**
+ * The user properties at the event (the rule of user-at-event.ts): map_concat keeps the first
+ * map's keys in order, a key of the second taking its value, then the second's other keys.
+ */
+const USER_PROPERTIES = `CASE WHEN e.event_type = '$identify' THEN coalesce(v.properties, ${EMPTY})
+  WHEN v.properties IS NULL OR v.properties = ${EMPTY} THEN coalesce(e.user_properties, ${EMPTY})
+  WHEN e.user_properties IS NULL OR e.user_properties = ${EMPTY} THEN v.properties
+  ELSE to_json(map_concat(CAST(v.properties AS MAP(VARCHAR, JSON)), CAST(e.user_properties AS MAP(VARCHAR, JSON)))) END`;
+
 /** The lines (column `line`) of the project's events of [fromMs, toMs), in export order. */
-export const exportLinesSql = (appId: number, fromMs: number, toMs: number) => `SELECT ${LINE} AS line FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ${EXPORT_ORDER}`;
+export function exportLinesSql(appId: number, fromMs: number, toMs: number): string {
+  const range = rangeCondition(appId, fromMs, toMs);
+  const ofUsers = `app_id = ${Math.trunc(appId)} AND svc_id IN (SELECT svc_id FROM events WHERE ${range})`;
+  return `SELECT ${LINE} AS line FROM (
+    SELECT e.*, ${USER_PROPERTIES} AS ${AT_EVENT.userProperties},
+      CASE WHEN e.svc_id IS NOT NULL THEN coalesce(h.first_paid <= e.ingest_seq, false) END AS ${AT_EVENT.paying}, h.start_version AS ${AT_EVENT.startVersion}
+    FROM (SELECT * FROM events WHERE ${range}) e
+    ASOF LEFT JOIN (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE ${ofUsers}) v ON v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq
+    LEFT JOIN (SELECT svc_id, arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_version, min(ingest_seq) FILTER (WHERE revenue IS NOT NULL) AS first_paid
+      FROM events WHERE ${ofUsers} GROUP BY svc_id) h ON h.svc_id = e.svc_id
+  ) ${EXPORT_ORDER}`;
+}
