@@ -59,20 +59,26 @@ const EMPTY = `'{}'::JSON`;
  * The user properties at the event (the rule of user-at-event.ts): map_concat keeps the first
  * map's keys in order, a key of the second taking its value, then the second's other keys.
  */
-const USER_PROPERTIES = `CASE WHEN e.event_type = '$identify' THEN coalesce(v.properties, ${EMPTY})
-  WHEN v.properties IS NULL OR v.properties = ${EMPTY} THEN coalesce(e.user_properties, ${EMPTY})
-  WHEN e.user_properties IS NULL OR e.user_properties = ${EMPTY} THEN v.properties
-  ELSE to_json(map_concat(CAST(v.properties AS MAP(VARCHAR, JSON)), CAST(e.user_properties AS MAP(VARCHAR, JSON)))) END`;
+const USER_PROPERTIES = `CASE WHEN e.event_type = '$identify' THEN coalesce(p.properties, ${EMPTY})
+  WHEN p.properties IS NULL OR p.properties = ${EMPTY} THEN coalesce(e.user_properties, ${EMPTY})
+  WHEN e.user_properties IS NULL OR e.user_properties = ${EMPTY} THEN p.properties
+  ELSE to_json(map_concat(CAST(p.properties AS MAP(VARCHAR, JSON)), CAST(e.user_properties AS MAP(VARCHAR, JSON)))) END`;
 
-/** The lines (column `line`) of the project's events of [fromMs, toMs), in export order. */
+/**
+ * The lines (column `line`) of the project's events of [fromMs, toMs), in export order. The ASOF
+ * join runs on narrow rows, and only for events of users with profile versions: on the wide rows
+ * it sorted every column (a quarter more time for the export's statement).
+ */
 export function exportLinesSql(appId: number, fromMs: number, toMs: number): string {
   const range = rangeCondition(appId, fromMs, toMs);
   const ofUsers = `app_id = ${Math.trunc(appId)} AND svc_id IN (SELECT svc_id FROM events WHERE ${range})`;
-  return `SELECT ${LINE} AS line FROM (
+  return `WITH v AS (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE ${ofUsers})
+  SELECT ${LINE} AS line FROM (
     SELECT e.*, ${USER_PROPERTIES} AS ${AT_EVENT.userProperties},
       CASE WHEN e.svc_id IS NOT NULL THEN coalesce(h.first_paid <= e.ingest_seq, false) END AS ${AT_EVENT.paying}, h.start_version AS ${AT_EVENT.startVersion}
     FROM (SELECT * FROM events WHERE ${range}) e
-    ASOF LEFT JOIN (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE ${ofUsers}) v ON v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq
+    LEFT JOIN (SELECT r.ingest_seq AS seq, v.properties FROM (SELECT svc_id, ingest_seq FROM events WHERE ${range} AND svc_id IN (SELECT svc_id FROM v)) r
+      ASOF JOIN v ON v.svc_id = r.svc_id AND r.ingest_seq >= v.ingest_seq) p ON p.seq = e.ingest_seq
     LEFT JOIN (SELECT svc_id, arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_version, min(ingest_seq) FILTER (WHERE revenue IS NOT NULL) AS first_paid
       FROM events WHERE ${ofUsers} GROUP BY svc_id) h ON h.svc_id = e.svc_id
   ) ${EXPORT_ORDER}`;
