@@ -8,6 +8,8 @@
 //   profile's keys in its order (a key the event also has takes the event's value), then the
 //   event's other keys in its order. Without a profile or without own keys, the other side's
 //   text as stored.
+// `paying` and `start_version` set in the profile (the Identify API's fields) win over those
+// derived from the user's events.
 
 /** An object's top-level keys and the JSON texts of their values (the split columns of ClickHouse). */
 export interface SplitObject {
@@ -73,28 +75,38 @@ export function splitText(text: string | null): SplitObject {
   return { keys, values: keys.map((key) => JSON.stringify(object[key])) };
 }
 
-/** The user properties in force at an event (its type, ingest_seq, own user properties), as JSON text. */
-function userPropertiesAt(eventType: string, seq: number, own: OwnUserProperties, history: UserHistory | undefined): string {
-  const profile = history && versionAt(history.versions, seq);
+/** The user properties in force at an event of this type, with this profile version, as JSON text. */
+function userPropertiesAt(eventType: string, profile: ProfileVersion | undefined, own: OwnUserProperties): string {
   if (eventType === '$identify') return profile?.text ?? EMPTY;
   if (!profile || profile.keys.length === 0) return own.text ?? EMPTY;
   if (own.keys.length === 0) return profile.text;
   return mergedText(profile, own);
 }
 
+/** A profile property's text as reporting reads it (DuckDB's json_extract_string): strings as they are, null as missing, other JSON as its text. */
+function profileText(profile: ProfileVersion | undefined, key: string): string | null {
+  const at = profile ? profile.keys.indexOf(key) : -1;
+  if (at < 0) return null;
+  const value = JSON.parse(profile!.values[at]!) as unknown;
+  return value === null ? null : typeof value === 'string' ? value : profile!.values[at]!;
+}
+
 type Row = Record<string, unknown>;
 
 /**
  * The row of an event (`svc_id`, `ingest_seq`, `event_type`) with the user's state at it in the
- * columns of AT_EVENT: `paying` and `start_version` are null for an event of no user.
+ * columns of AT_EVENT: `paying` and `start_version` set in the profile (the Identify API's
+ * fields) win over the events'; both are null for an event of no user.
  */
 export function addUserAtEvent(row: Row, histories: ReadonlyMap<number, UserHistory>, own: OwnUserProperties): Row {
   const svcId = row.svc_id === null || row.svc_id === undefined ? undefined : Number(row.svc_id);
   const history = svcId === undefined ? undefined : histories.get(svcId);
   const seq = Number(row.ingest_seq);
-  row[AT_EVENT.userProperties] = userPropertiesAt(row.event_type as string, seq, own, history);
-  row[AT_EVENT.paying] = svcId === undefined ? null : history?.firstPaidSeq != null && history.firstPaidSeq <= seq;
-  row[AT_EVENT.startVersion] = history?.startVersion ?? null;
+  const profile = history && versionAt(history.versions, seq);
+  const paying = profileText(profile, 'paying');
+  row[AT_EVENT.userProperties] = userPropertiesAt(row.event_type as string, profile, own);
+  row[AT_EVENT.paying] = svcId === undefined ? null : paying !== null ? paying === 'true' : history?.firstPaidSeq != null && history.firstPaidSeq <= seq;
+  row[AT_EVENT.startVersion] = profileText(profile, 'start_version') ?? history?.startVersion ?? null;
   return row;
 }
 

@@ -75,7 +75,8 @@ export function exportLinesSql(appId: number, fromMs: number, toMs: number): str
   return `WITH v AS (SELECT svc_id, ingest_seq, properties FROM profile_versions WHERE ${ofUsers})
   SELECT ${LINE} AS line FROM (
     SELECT e.*, ${USER_PROPERTIES} AS ${AT_EVENT.userProperties},
-      CASE WHEN e.svc_id IS NOT NULL THEN coalesce(h.first_paid <= e.ingest_seq, false) END AS ${AT_EVENT.paying}, h.start_version AS ${AT_EVENT.startVersion}
+      CASE WHEN e.svc_id IS NOT NULL THEN coalesce(json_extract_string(p.properties, '/paying') = 'true', h.first_paid <= e.ingest_seq, false) END AS ${AT_EVENT.paying},
+      coalesce(json_extract_string(p.properties, '/start_version'), h.start_version) AS ${AT_EVENT.startVersion}
     FROM (SELECT * FROM events WHERE ${range}) e
     LEFT JOIN (SELECT r.ingest_seq AS seq, v.properties FROM (SELECT svc_id, ingest_seq FROM events WHERE ${range} AND svc_id IN (SELECT svc_id FROM v)) r
       ASOF JOIN v ON v.svc_id = r.svc_id AND r.ingest_seq >= v.ingest_seq) p ON p.seq = e.ingest_seq
