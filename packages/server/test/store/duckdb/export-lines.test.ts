@@ -34,6 +34,9 @@ const events: Partial<StoredEvent>[] = [
   { ...ada, event_type: 'Buy', app_version: '2.0', revenue: 9.5, price: 9.5 },
   { ...ada, event_type: '$identify', user_properties: { $unset: { plan: '-' }, $add: { visits: 1 } } },
   { ...ada, event_type: 'Leave', user_properties: {} },
+  // Bo's paying and start_version set in the profile (as the Identify API does) win over his events'.
+  { ...base, event_type: '$identify', user_id: 'user-bo', user_properties: { $set: { paying: 'true', start_version: 3 } } },
+  { ...base, event_type: 'Open', user_id: 'user-bo', app_version: '1.0', user_properties: { seen: true } },
 ];
 
 beforeAll(async () => {
@@ -102,5 +105,7 @@ test("a user's lines carry the user properties, paying and start_version in forc
     ['Buy', JSON.stringify(profile), true, '1.0'],
     ['$identify', JSON.stringify(later), true, '1.0'],
     ['Leave', JSON.stringify(later), true, '1.0'],
+    ['$identify', JSON.stringify({ paying: 'true', start_version: 3 }), true, '3'],
+    ['Open', JSON.stringify({ paying: 'true', start_version: 3, seen: true }), true, '3'],
   ]);
 });
