@@ -38,6 +38,9 @@ const RENAMED = [
   ['ip_address', 'ip'],
 ] as const;
 
+/** The property operations of `$identify` user properties (the batch API's UserProperties). */
+const PROPERTY_OPERATIONS = new Set(['$set', '$setOnce', '$add', '$append', '$prepend', '$unset', '$clearAll']);
+
 const EXPORT_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
 
 /** ms since the epoch of the export's UTC time text `YYYY-MM-DD HH:MM:SS.ffffff`. */
@@ -69,6 +72,17 @@ function groupIdentifications(line: Record<string, unknown>): Converted {
   return identifications.length > 0 ? { groups: identifications } : { skipped: '$groupidentify without a group' };
 }
 
+/**
+ * An `$identify` line's user properties are the user's after it (as every line's are at its
+ * event): sent as `$clearAll` then `$set` of them, the target's profile becomes exactly that,
+ * properties the identify removed included. A line that holds operations (an older export of
+ * this service wrote what the event carried) is sent as it is.
+ */
+function identifyOperations(properties: Record<string, unknown>): Record<string, unknown> {
+  if (Object.keys(properties).some((key) => PROPERTY_OPERATIONS.has(key))) return properties;
+  return { $clearAll: '-', $set: properties };
+}
+
 /** The upload event of a parsed line; `insert_id` is the line's `$insert_id`, else its `uuid` (so that a repeated import stores nothing twice). */
 export function convertExportedEvent(line: unknown): Converted {
   if (!isObject(line)) return { skipped: 'not a JSON object' };
@@ -88,6 +102,7 @@ export function convertExportedEvent(line: unknown): Converted {
     const value = line[field];
     if (isObject(value) && !isEmptyObject(value)) event[field] = value;
   }
+  if (line.event_type === '$identify' && isObject(line.user_properties)) event.user_properties = identifyOperations(line.user_properties);
   for (const [exported, uploaded] of RENAMED) if (typeof line[exported] === 'string') event[uploaded] = line[exported];
   if (line.event_type === '$groupidentify' && isObject(line.group_properties) && !isEmptyObject(line.group_properties)) event.group_properties = line.group_properties;
   if (isObject(line.event_properties)) {

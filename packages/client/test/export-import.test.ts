@@ -89,7 +89,11 @@ describe('an exported line', () => {
     for (const field of ['event_properties', 'user_properties', 'groups', 'plan', 'user_id', 'app_version', 'price']) expect(event, field).not.toHaveProperty(field);
   });
 
-  test('$identify keeps its user properties; $groupidentify with ids keeps its group properties', () => {
+  test("$identify sets the user's properties after it to exactly those of the line; $groupidentify with ids keeps its group properties", () => {
+    const identify = { ...line, event_type: '$identify', user_properties: { tier: 'gold', seats: 3 } };
+    expect(convertLine(identify)).toMatchObject({ event: { event_type: '$identify', user_properties: { $clearAll: '-', $set: { tier: 'gold', seats: 3 } } } });
+    // A user left without properties (a $clearAll), and operations as an older export wrote them.
+    expect(convertLine({ ...identify, user_properties: {} })).toMatchObject({ event: { user_properties: { $clearAll: '-', $set: {} } } });
     expect(convertLine({ ...line, event_type: '$identify' })).toMatchObject({ event: { event_type: '$identify', user_properties: { $set: { tier: 'gold' } } } });
     expect(convertLine({ ...line, event_type: '$groupidentify' })).toMatchObject({ event: { group_properties: { ignored: 'unless $groupidentify' } } });
     expect((convertLine(line) as { event: object }).event).not.toHaveProperty('group_properties');

@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import type { components } from '../generated/ingestion.js';
 import type { HandlerRequest, Reply } from '../http/operations.js';
 import type { EventRecord } from '../model/events.js';
+import { copyDataRecord } from '../shared/data-record.js';
+import { isPropertyOperation } from '../store/profile-operations.js';
 import type { IngestionService } from './handlers.js';
 
 type LegacySdkEvent = components['schemas']['LegacySdkEvent'];
@@ -16,7 +18,12 @@ type Identification = components['schemas']['Identification'];
 const SAME_NAMES = ['user_id', 'device_id', 'session_id', 'event_id', 'event_properties', 'user_properties', 'group_properties', 'groups', 'platform', 'os_name', 'os_version', 'device_model', 'device_manufacturer', 'language', 'carrier', 'plan'] as const;
 
 /** The Identify API's user-level fields, which an event record carries under the same names. */
-const IDENTIFY_FIELDS = ['user_id', 'device_id', 'user_properties', 'groups', 'app_version', 'platform', 'os_name', 'os_version', 'device_brand', 'device_manufacturer', 'device_model', 'carrier', 'country', 'region', 'city', 'dma', 'language', 'paying', 'start_version'] as const;
+const IDENTIFY_FIELDS = ['user_id', 'device_id', 'groups', 'app_version', 'platform', 'os_name', 'os_version', 'device_brand', 'device_manufacturer', 'device_model', 'carrier', 'country', 'region', 'city', 'dma', 'language'] as const;
+/**
+ * The Identify API's fields that no event carries: the user's profile keeps them (set by the
+ * identification), and reporting's built-in `paying` and `start_version` read them there.
+ */
+const PROFILE_FIELDS = ['paying', 'start_version'] as const;
 
 /** Copies the fields that are present and not null (the SDKs send null for "not set"). */
 function present<T extends object>(source: T, names: readonly (keyof T & string)[]): Record<string, unknown> {
@@ -34,9 +41,24 @@ export function legacyRecord(event: LegacySdkEvent): EventRecord {
   return record as EventRecord;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The identification's user properties with its PROFILE_FIELDS set last: as plain keys, or in `$set` beside operations. */
+function userPropertiesOf(identification: Identification): Record<string, unknown> | undefined {
+  const sent = identification.user_properties ?? undefined;
+  const fields = present(identification, PROFILE_FIELDS);
+  if (Object.keys(fields).length === 0) return sent;
+  const properties = copyDataRecord<unknown>(sent ?? {});
+  if (!Object.keys(properties).some(isPropertyOperation)) return Object.assign(properties, fields);
+  const set = properties.$set;
+  properties.$set = Object.assign(copyDataRecord<unknown>(isObject(set) ? set : {}), fields);
+  return properties;
+}
+
 /** An identification as the `$identify` event it is stored as. */
 export function identifyRecord(identification: Identification): EventRecord {
-  return { event_type: '$identify', ...present(identification, IDENTIFY_FIELDS) } as EventRecord;
+  const userProperties = userPropertiesOf(identification);
+  return { event_type: '$identify', ...present(identification, IDENTIFY_FIELDS), ...(userProperties ? { user_properties: userProperties } : {}) } as EventRecord;
 }
 
 /** The form fields exactly as sent: the checksum is over their text, not over a re-serialization. */

@@ -6,8 +6,10 @@
 // then crosses as one value, not as fifty). JSON columns are spliced in as their stored text.
 // The event's revenue fields (columns named as the batch API's fields) go among the event
 // properties under the names the platform's files use (@svc/client's REVENUE_PROPERTIES, which
-// its importer reads back).
+// its importer reads back). `user_properties`, `paying` and `start_version` are the user's at the
+// event, as reporting reads them: columns each engine adds to the rows (user-at-event.ts).
 import { REVENUE_PROPERTIES } from '@svc/client';
+import { AT_EVENT } from './user-at-event.js';
 
 /** Where a field of the line comes from. */
 export type ExportSource =
@@ -15,6 +17,8 @@ export type ExportSource =
   | { text: string }
   /** A numeric column, as a JSON number (null when NULL). */
   | { number: string }
+  /** A boolean column, as JSON true or false (null when NULL). */
+  | { boolean: string }
   /**
    * A JSON column, as stored; the platform writes its object fields as `{}` when empty, never
    * null. `revenue`: with the event's revenue fields added (withRevenueProperties).
@@ -67,7 +71,7 @@ export const EXPORT_FIELDS: readonly (readonly [string, ExportSource])[] = [
   ['os_name', { text: 'os_name' }],
   ['os_version', { text: 'os_version' }],
   ['partner_id', NONE],
-  ['paying', NONE],
+  ['paying', { boolean: AT_EVENT.paying }],
   ['plan', { object: 'plan' }],
   ['platform', { text: 'platform' }],
   ['processed_time', NONE],
@@ -77,33 +81,40 @@ export const EXPORT_FIELDS: readonly (readonly [string, ExportSource])[] = [
   ['server_upload_time', { time: 'server_upload_time' }],
   ['session_id', { number: 'session_id' }],
   ['source_id', NONE],
-  ['start_version', NONE],
+  ['start_version', { text: AT_EVENT.startVersion }],
   ['svc_attribution_ids', NONE],
   ['svc_event_type', NONE],
   ['svc_id', { number: 'svc_id' }],
   ['user_creation_time', NONE],
   ['user_id', { text: 'user_id' }],
-  ['user_properties', { object: 'user_properties' }],
+  ['user_properties', { object: AT_EVENT.userProperties }],
   ['uuid', { uuid: true }],
   ['version_name', { text: 'app_version' }],
 ];
 
 
-/** The stored columns the lines are written from (the uuid's among them). */
+const computed = new Set<string>(Object.values(AT_EVENT));
+/** The stored columns the user's state at the event is computed from. */
+const USER_STATE_COLUMNS = ['svc_id', 'ingest_seq', 'event_type', 'user_properties'];
+
+/** The stored columns the lines are written from (the uuid's and the user's state's among them). */
 export const EXPORT_COLUMNS: readonly string[] = [
   ...new Set(
-    EXPORT_FIELDS.flatMap(([, source]) =>
-      'text' in source ? [source.text]
-      : 'number' in source ? [source.number]
-      : 'object' in source ? [source.object, ...(source.revenue ? REVENUE_PROPERTIES.map(([, column]) => column) : [])]
-      : 'time' in source ? [source.time]
-      : 'uuid' in source ? ['app_id', 'ingest_seq']
-      : [],
-    ),
+    [
+      ...EXPORT_FIELDS.flatMap(([, source]) =>
+        'text' in source ? [source.text]
+        : 'number' in source ? [source.number]
+        : 'object' in source ? [source.object, ...(source.revenue ? REVENUE_PROPERTIES.map(([, column]) => column) : [])]
+        : 'time' in source ? [source.time]
+        : 'uuid' in source ? ['app_id', 'ingest_seq']
+        : [],
+      ),
+      ...USER_STATE_COLUMNS,
+    ].filter((column) => !computed.has(column)),
   ),
 ];
 /** Those of them that hold JSON, read as their text. */
-export const EXPORT_JSON_COLUMNS: readonly string[] = EXPORT_FIELDS.flatMap(([, source]) => ('object' in source ? [source.object] : []));
+export const EXPORT_JSON_COLUMNS: readonly string[] = [...EXPORT_FIELDS.flatMap(([, source]) => ('object' in source && !computed.has(source.object) ? [source.object] : [])), 'user_properties'];
 
 /** `YYYY-MM-DD HH:MM:SS.ffffff` of UTC (stored times have milliseconds). */
 export function utcTimeText(ms: number): string {
@@ -150,6 +161,7 @@ const read = (column: string) => `row[${JSON.stringify(column)}]`;
 function jsValue(source: ExportSource): string {
   if ('text' in source) return `(${read(source.text)} == null ? 'null' : JSON.stringify(String(${read(source.text)})))`;
   if ('number' in source) return `(${read(source.number)} == null ? 'null' : String(Number(${read(source.number)})))`;
+  if ('boolean' in source) return `(${read(source.boolean)} == null ? 'null' : ${read(source.boolean)} ? 'true' : 'false')`;
   if ('object' in source) return source.revenue ? `revenue(${read(source.object)}, row)` : `(${read(source.object)} ?? '{}')`;
   if ('time' in source) return `time(${read(source.time)})`;
   if ('uuid' in source) return `('"' + uuid(Number(row.app_id), Number(row.ingest_seq)) + '"')`;

@@ -37,10 +37,10 @@ export function exportHoursSql(words: ExportSqlWords, appId: number, fromMs: num
 /** The order of an export's lines: server upload time, then ingestion. */
 export const EXPORT_ORDER = 'ORDER BY server_upload_time, ingest_seq';
 
-/** The project's events of [fromMs, toMs) in export order, the columns the lines are written from. */
-export function exportRowsSql(words: ExportSqlWords, appId: number, fromMs: number, toMs: number): string {
+/** The project's events of [fromMs, toMs) in export order, the columns the lines are written from (and `extra` ones). */
+export function exportRowsSql(words: ExportSqlWords, appId: number, fromMs: number, toMs: number, extra: readonly string[] = []): string {
   const json = new Set(EXPORT_JSON_COLUMNS);
-  const columns = EXPORT_COLUMNS.map((column) => (json.has(column) ? `${words.textOf(quoted(column))} AS ${quoted(column)}` : quoted(column)));
+  const columns = [...EXPORT_COLUMNS, ...extra].map((column) => (json.has(column) ? `${words.textOf(quoted(column))} AS ${quoted(column)}` : quoted(column)));
   return `SELECT ${columns.join(', ')} FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ${EXPORT_ORDER}`;
 }
 

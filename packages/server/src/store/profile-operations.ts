@@ -26,6 +26,9 @@ const OPERATIONS = new Map<string, Operation>([
 /** Removes every property, whatever its operand (by convention `"-"`). */
 const CLEAR_ALL = '$clearAll';
 
+/** Whether a key of `$identify` user properties is an operation rather than a plain property. */
+export const isPropertyOperation = (key: string): boolean => key === CLEAR_ALL || OPERATIONS.has(key);
+
 /**
  * Applies the operations in the order they are written; a key that is not an operation is
  * a plain `$set` of that property. Returns a new profile (without prototype).

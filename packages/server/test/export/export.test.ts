@@ -78,12 +78,13 @@ const PLATFORM_NAMES = new Map([
 beforeAll(async () => {
   h = await startHarness(['ingest', 'app'], { clock: () => now });
   const upload = (events: object[], project = h.project) => postJson(`${h.proxied.ingest}/2/httpapi`, { api_key: project.api_key, events });
-  // Hour 9: two events; hour 10: one; hour 12: one; hour 11 has none.
+  // Hour 9: two events; hour 10: two; hour 12: one; hour 11 has none.
   expect((await upload([first, { event_type: 'View', device_id: 'device-export-2' }])).status).toBe(200);
   now = T0 + HOUR;
-  expect((await upload([{ event_type: 'View', user_id: 'user-export-1', device_id: 'device-export-1' }])).status).toBe(200);
+  const identify = { event_type: '$identify', user_id: 'user-export-1', user_properties: { $set: { tier: 'platinum', seats: 3 } } };
+  expect((await upload([identify, { event_type: 'View', user_id: 'user-export-1', device_id: 'device-export-1', app_version: '5.3.0' }])).status).toBe(200);
   now = T0 + 3 * HOUR;
-  expect((await upload([{ event_type: 'Leave', user_id: 'user-export-1' }])).status).toBe(200);
+  expect((await upload([{ event_type: 'Leave', user_id: 'user-export-1', user_properties: { seats: 4, team: 'ops' } }])).status).toBe(200);
   now = T0 + 5_000;
   expect((await upload([{ event_type: 'Secret', user_id: 'other-user', device_id: 'other-device' }], h.otherProject)).status).toBe(200);
   now = T0 + 4 * HOUR;
@@ -105,7 +106,7 @@ describe('the archive of a range', () => {
       expect(entry.compressionMethod).toBe(0);
       expect(entry.dataDescriptor).toBe(true);
     }
-    expect(entries.map((e) => linesOf(e).map((line) => JSON.parse(line).event_type))).toEqual([['Checkout', 'View'], ['View'], ['Leave']]);
+    expect(entries.map((e) => linesOf(e).map((line) => JSON.parse(line).event_type))).toEqual([['Checkout', 'View'], ['$identify', 'View'], ['Leave']]);
   });
 
   test('every line is an ExportedEvent: every field, keys in the order of their names', async () => {
@@ -157,6 +158,23 @@ describe('the archive of a range', () => {
     expect(view.uuid).not.toBe(checkout.uuid);
     const again = JSON.parse(linesOf((await exported('20261120T00', '20261120T09')).entries[0]!)[0]!);
     expect(again.uuid).toBe(checkout.uuid);
+  });
+
+  test("user_properties, paying and start_version are the user's at each event, as reporting reads them", async () => {
+    const events = (await exported('20261120T00', '20261120T23')).entries.flatMap(linesOf).map((line) => JSON.parse(line));
+    const platinum = { tier: 'platinum', seats: 3 };
+    // Keys in order: the profile's, then the event's own others.
+    expect(events.map((e) => [e.event_type, JSON.stringify(e.user_properties), e.paying, e.start_version])).toEqual([
+      // No profile yet: what the event carried (operations apply on $identify only); paying from its own revenue.
+      ['Checkout', JSON.stringify({ $set: { tier: 'gold' } }), true, '5.2.0'],
+      ['View', '{}', false, null],
+      ['$identify', JSON.stringify(platinum), true, '5.2.0'],
+      ['View', JSON.stringify(platinum), true, '5.2.0'],
+      ['Leave', JSON.stringify({ ...platinum, seats: 4, team: 'ops' }), true, '5.2.0'],
+    ]);
+    // Exported alone, an hour reads the profile version of an earlier hour.
+    const [leave] = linesOf((await exported('20261120T12', '20261120T12')).entries[0]!).map((line) => JSON.parse(line));
+    expect(JSON.stringify(leave.user_properties)).toBe(JSON.stringify({ ...platinum, seats: 4, team: 'ops' }));
   });
 
   test('only the authenticated project is exported', async () => {

@@ -28,6 +28,35 @@ let dir: string;
 let archive: string;
 let sourceLines: string[];
 const DATASET = { users: 600 };
+/**
+ * A user whose properties change between events, sent after the dataset (in one request, so
+ * that the import sends them in one batch, in order): an anonymous first event, `$identify`
+ * updates (set, set once, unset, add, clear all), plain user properties on events over the
+ * profile, a purchase and a changing app version.
+ */
+const T = Date.UTC(2026, 1, 10, 12);
+const ASOF = { user_id: 'user-asof', device_id: 'device-asof' };
+const ASOF_EVENTS = [
+  { event_type: 'Open App', device_id: 'device-asof', time: T, app_version: '1.0', user_properties: { source: 'ad' } },
+  { event_type: '$identify', ...ASOF, time: T + 1000, user_properties: { $set: { plan: 'free', seats: 1 }, $setOnce: { source: 'organic' } } },
+  { event_type: 'Search', ...ASOF, time: T + 2000, app_version: '1.0', user_properties: { plan: 'trial', theme: 'dark' } },
+  { event_type: 'Purchase', ...ASOF, time: T + 3000, app_version: '1.1', price: 5, quantity: 2, revenue: 10 },
+  { event_type: '$identify', ...ASOF, time: T + 4000, user_properties: { $set: { plan: 'pro' }, $unset: { seats: '-' }, $add: { logins: 2 } } },
+  { event_type: 'View Item', ...ASOF, time: T + 5000, app_version: '2.0' },
+  { event_type: '$identify', ...ASOF, time: T + 6000, user_properties: { $clearAll: '-', $set: { plan: 'team' } } },
+  { event_type: 'Share', ...ASOF, time: T + 7000, app_version: '2.0', user_properties: { theme: 'light' } },
+].map((event, i) => ({ ...event, insert_id: `asof-${i}` }));
+/** What the export writes of that user at each event, keys in order. */
+const ASOF_EXPORTED: [string, unknown, boolean, string][] = [
+  ['Open App', { source: 'ad' }, false, '1.0'],
+  ['$identify', { plan: 'free', seats: 1, source: 'organic' }, false, '1.0'],
+  ['Search', { plan: 'trial', seats: 1, source: 'organic', theme: 'dark' }, false, '1.0'],
+  ['Purchase', { plan: 'free', seats: 1, source: 'organic' }, true, '1.0'],
+  ['$identify', { plan: 'pro', source: 'organic', logins: 2 }, true, '1.0'],
+  ['View Item', { plan: 'pro', source: 'organic', logins: 2 }, true, '1.0'],
+  ['$identify', { plan: 'team' }, true, '1.0'],
+  ['Share', { plan: 'team', theme: 'light' }, true, '1.0'],
+];
 /** The command as users run it (the built server). */
 const BIN = fileURLToPath(new URL('../../bin/svc-server.mjs', import.meta.url));
 const exportedLines = (project: { api_key: string; secret_key: string }) => exportedLinesOf(h, project);
@@ -39,7 +68,7 @@ beforeAll(async () => {
   // Both projects' answers to every question fit in the cost budget.
   h = await startHarness(['app'], { reportingLimits: { concurrentRequests: 5, costPerFiveMinutes: 50_000, costPerHour: 1_000_000_000 } });
   dir = mkdtempSync(join(tmpdir(), 'svc-import-test-'));
-  for (const batch of generateBatches(DATASET)) expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: batch })).status).toBe(200);
+  for (const batch of [...generateBatches(DATASET), ASOF_EVENTS]) expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: batch })).status).toBe(200);
   await h.server.store.flush();
   const response = await fetch(`${h.direct}/api/2/export?start=${hourText(Date.now() - 3_600_000)}&end=${hourText(Date.now())}`, { headers: basic(h.project) });
   expect(response.status).toBe(200);
@@ -70,6 +99,13 @@ const QUESTIONS: [string, Record<string, unknown>][] = [
   ['/api/2/users', { ...RANGE, m: 'new' }],
   // The purchases' revenue (price × quantity) crosses among the exported event properties.
   ['/api/2/revenue/ltv', { ...RANGE, m: 2 }],
+  // User properties at event time: the profile's, the events' own over it, paying and start_version.
+  ...['gp:plan', 'gp:tags', 'gp:logins', 'gp:cohort_day', 'gp:variant', 'gp:theme', 'gp:source', 'gp:seats', 'paying', 'start_version', 'version'].map((property): [string, Record<string, unknown>] => [
+    '/api/2/events/segmentation',
+    { ...RANGE, e: { event_type: '_all', group_by: [{ type: 'user', value: property }] }, m: 'totals', limit: 1000 },
+  ]),
+  ['/api/2/events/segmentation', { ...RANGE, e: { event_type: '_active' }, m: 'uniques', s: [{ prop: 'gp:plan', op: 'is', values: ['pro', 'trial'] }] }],
+  ['/api/2/users', { ...RANGE, m: 'active', g: 'paying' }],
 ];
 
 async function answers(project: { api_key: string; secret_key: string }): Promise<unknown[]> {
@@ -99,6 +135,20 @@ describe('a round trip through the export', () => {
     // The answers count something: the test would notice an empty import.
     expect(JSON.stringify(before)).toMatch(/[1-9]/);
   }, 120_000);
+
+  test("the lines carry each user's properties, paying and start_version at the event, before and after the import", async () => {
+    const ofUser = (lines: string[]) =>
+      lines
+        .map((line) => JSON.parse(line))
+        .filter((event) => event.device_id === 'device-asof')
+        .map((event) => [event.event_type, event.user_properties, event.paying, event.start_version]);
+    const exported = ofUser(sourceLines);
+    expect(exported).toEqual(ASOF_EXPORTED);
+    // Keys in order: the profile's, then the event's own others.
+    expect(exported.map(([, properties]) => JSON.stringify(properties))).toEqual(ASOF_EXPORTED.map(([, properties]) => JSON.stringify(properties)));
+    // Imported, the events carry those properties as their own: exported again, they are the same.
+    expect(ofUser(await exportedLines(imported))).toEqual(ASOF_EXPORTED);
+  });
 
   test('importing the same export again stores nothing new', async () => {
     const summary = await importInto(imported, { statePath: join(dir, 'another.state.json') });

@@ -5,11 +5,12 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.js';
-import { postForm, send } from '../support/http.js';
+import { postForm, postJson, send } from '../support/http.js';
+import { basic, exportedLines } from '../export/project-export.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness(['ingest']);
+  h = await startHarness(['ingest', 'app']);
 });
 afterAll(() => h?.close());
 
@@ -109,6 +110,38 @@ describe('Identify API (POST /identify)', () => {
     const mapped = await h.server.store.entities.svcIdsOfDevices(h.project.app_id, ['identified-device-2']);
     const users = await h.server.store.entities.userIdsOfSvcIds(h.project.app_id, [...mapped.values()]);
     expect([...users.values()]).toEqual(['identified-2']);
+  });
+
+  test("paying and start_version set through it are the user's from then on, in reporting and in the export", async () => {
+    const user = { user_id: 'identified-paying', device_id: 'identified-paying-device' };
+    const at = Date.UTC(2026, 10, 20, 9);
+    const upload = async (eventType: string, minute: number, appVersion: string) =>
+      expect((await postJson(`${h.direct}/batch`, { api_key: h.project.api_key, events: [{ event_type: eventType, ...user, time: at + minute * 60_000, app_version: appVersion }] })).status).toBe(200);
+    await upload('Before', 0, '1.0');
+    expect((await identify({ ...user, paying: 'true', start_version: '0.9', user_properties: { $set: { plan: 'pro' } } })).body).toBe('success');
+    await upload('Between', 1, '2.0');
+    expect((await identify({ ...user, paying: 'false', user_properties: { seats: 2 } })).body).toBe('success');
+    await upload('After', 2, '2.0');
+    await h.server.store.flush();
+    // The profile keeps them, beside the properties sent.
+    expect(await h.server.store.userProfile(h.project.app_id, 'identified-paying')).toEqual({ plan: 'pro', paying: 'false', start_version: '0.9', seats: 2 });
+    const lines = (await exportedLines(h, h.project)).map((line) => JSON.parse(line)).filter((event) => event.user_id === 'identified-paying');
+    expect(lines.map((e) => [e.event_type, e.paying, e.start_version])).toEqual([
+      ['Before', false, '1.0'],
+      ['$identify', true, '0.9'],
+      ['Between', true, '0.9'],
+      ['$identify', false, '0.9'],
+      ['After', false, '0.9'],
+    ]);
+    // Reporting's built-in user properties at each event.
+    const groups = async (eventType: string, property: string) => {
+      const e = JSON.stringify({ event_type: eventType, group_by: [{ type: 'user', value: property }] });
+      const answer = await send(`${h.direct}/api/2/events/segmentation?e=${encodeURIComponent(e)}&start=20261120&end=20261120&m=totals`, { headers: basic(h.project) });
+      expect(answer.status).toBe(200);
+      return answer.body.data.seriesLabels.map((label: unknown[]) => label.at(-1));
+    };
+    expect([await groups('Before', 'paying'), await groups('Between', 'paying'), await groups('After', 'paying')]).toEqual([['false'], ['true'], ['false']]);
+    expect([await groups('Before', 'start_version'), await groups('Between', 'start_version')]).toEqual([['1.0'], ['0.9']]);
   });
 
   test('the key as a query parameter; without ids, with bad JSON or without a key: 400 and nothing stored', async () => {

@@ -111,7 +111,8 @@ export function* generateBatches(options: Partial<DatasetOptions> = {}): Generat
       device_id: devices[0]!.id,
       time: o.startMs + firstDay * DAY + Math.floor(random() * DAY),
       user_properties: {
-        $set: { plan: pick(['free', 'pro', 'team']), tags: random() < 0.5 ? ['a', 'b'] : ['b'] },
+        // Some users' paying and start_version set in the profile (as the Identify API sets them): they win over the events'.
+        $set: { plan: pick(['free', 'pro', 'team']), tags: random() < 0.5 ? ['a', 'b'] : ['b'], ...(userIndex % 25 === 3 ? { paying: 'false', start_version: '0.9' } : {}) },
         $setOnce: { cohort_day: firstDay },
         $add: { logins: 1 },
         ...(random() < 0.1 ? { $unset: { plan: '-' } } : {}),

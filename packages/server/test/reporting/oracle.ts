@@ -16,6 +16,8 @@ export interface ResolvedEvent {
   active: boolean;
   /** User properties in force at the event (profile then the event's plain user_properties). */
   userProperties: Record<string, unknown>;
+  /** The profile in force at the event (after an $identify's own operations). */
+  profile: Record<string, unknown>;
   builtIns: Record<string, string | undefined>;
 }
 
@@ -62,7 +64,7 @@ export function resolveEvents(events: readonly UploadEvent[]): ResolvedEvent[] {
     // An $identify sees the values it sets: they are in force at its time.
     if (event.event_type === '$identify') profiles.set(svcId, applyIdentify(profile, event.user_properties ?? {}));
     const userProperties = event.event_type === '$identify' ? { ...profiles.get(svcId) } : { ...profile, ...ownPlain };
-    return { event, index, svcId, active: !INACTIVE_EVENTS.has(event.event_type), userProperties, builtIns: {} };
+    return { event, index, svcId, active: !INACTIVE_EVENTS.has(event.event_type), userProperties, profile: profiles.get(svcId) ?? {}, builtIns: {} };
   });
   fillBuiltIns(resolved);
   return resolved;
@@ -84,7 +86,13 @@ function applyIdentify(profile: Record<string, unknown>, operations: Record<stri
   return next;
 }
 
-/** start_version and paying follow ingestion order, as the profile does (see SEMANTICS.md). */
+/** A profile value as reporting reads it: strings as they are, null as missing, other JSON as its text. */
+const profileText = (value: unknown) => (value === undefined || value === null ? undefined : typeof value === 'string' ? value : JSON.stringify(value));
+
+/**
+ * start_version and paying follow ingestion order, as the profile does (see SEMANTICS.md); set
+ * in the profile (the Identify API's fields), they win.
+ */
 function fillBuiltIns(resolved: ResolvedEvent[]): void {
   const byUser = groupBy(resolved, (r) => r.svcId);
   for (const userEvents of byUser.values()) {
@@ -99,8 +107,8 @@ function fillBuiltIns(resolved: ResolvedEvent[]): void {
         version: e.app_version, country: e.country, city: e.city, region: e.region, DMA: e.dma,
         language: e.language, platform: e.platform, os: os === '' || e.os_name === undefined ? undefined : os,
         device: e.device_model, device_type: deviceType === '' ? undefined : deviceType,
-        start_version: startVersion,
-        paying: String(firstRevenueIndex !== undefined && firstRevenueIndex <= r.index),
+        start_version: profileText(r.profile.start_version) ?? startVersion,
+        paying: profileText(r.profile.paying) ?? String(firstRevenueIndex !== undefined && firstRevenueIndex <= r.index),
       };
     }
   }

@@ -16,7 +16,7 @@ const ios = { platform: 'iOS', country: 'Japan' };
 // In ingestion order: identities are resolved in it.
 const EVENTS = [
   { event_type: 'Open', device_id: 'dev-a', time: at(1, 9), ...web },
-  { event_type: 'Play', user_id: 'user-ada', device_id: 'dev-a', time: at(2, 9), ...web },
+  { event_type: 'Play', user_id: 'user-ada', device_id: 'dev-a', time: at(2, 9), app_version: '3.1', ...web },
   { event_type: '$identify', user_id: 'user-ada', device_id: 'dev-a', time: at(2, 9) + 1, user_properties: { $set: { plan: 'pro' } } },
   { event_type: 'Buy', user_id: 'user-ada', device_id: 'dev-a', time: at(3, 9), revenue: 9.5, session_id: at(3, 9), ...ios },
   { event_type: 'Open', user_id: 'user-bob', device_id: 'dev-b1', time: at(1, 10), ...web },
@@ -136,6 +136,13 @@ describe('user activity', () => {
     });
     expect(answer.body.events.map((e: { event_type: string }) => e.event_type)).toEqual(['Buy', '$identify', 'Play', 'Open']);
     expect(answer.body.events[0]).toMatchObject({ event_time: '2026-03-03 09:00:00.000000', svc_id: ada, user_id: 'user-ada', device_id: 'dev-a', app: h.project.app_id });
+    // As the Export API writes them: the user's properties, paying and start version at each event.
+    expect(answer.body.events.map((e: Record<string, unknown>) => [e.event_type, e.user_properties, e.paying, e.start_version])).toEqual([
+      ['Buy', { plan: 'pro' }, true, '3.1'],
+      ['$identify', { plan: 'pro' }, false, '3.1'],
+      ['Play', {}, false, '3.1'],
+      ['Open', {}, false, '3.1'],
+    ]);
   });
 
   test('a merged device and mapped users are answered as their user, with every svc_id’s events', async () => {

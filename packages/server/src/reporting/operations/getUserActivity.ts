@@ -1,10 +1,12 @@
 // getUserActivity (`GET /api/2/useractivity`, specs/reporting/operations/getUserActivity.yaml):
-// one user's data and a page of their events, written as Export API lines (runners/user-lookup.ts).
+// one user's data and a page of their events, written as Export API lines (runners/user-lookup.ts)
+// with the user's state at each (runners/user-state.ts).
 import type { components } from '../../generated/reporting.js';
 import type { HandlerRequest } from '../../http/operations.js';
 import { localDateLabel } from '../../model/time.js';
 import { exportLine } from '../../store/export-lines.js';
 import { deviceIds, eventsOf, otherSvcIds, profileOf, summaries, userOfSvcId } from '../runners/user-lookup.js';
+import { withUserState } from '../runners/user-state.js';
 import { USER_LOOKUP_COST } from './getUserSearch.js';
 import type { ReportingOperation } from './operation.js';
 
@@ -33,7 +35,7 @@ export const getUserActivity: ReportingOperation<'getUserActivity', Parameters> 
     const user = await userOfSvcId(ctx, svcId);
     const [summary] = user ? await summaries(ctx, [user]) : [];
     if (!user || !summary) return { status: 404, body: { code: 404, error: `No user with svc_id ${svcId} in this project` } };
-    const [devices, others, properties, events] = await Promise.all([deviceIds(ctx, user), otherSvcIds(ctx, user), profileOf(ctx, user), eventsOf(ctx, user, { offset, limit, latestFirst })]);
+    const [devices, others, properties, events] = await Promise.all([deviceIds(ctx, user), otherSvcIds(ctx, user), profileOf(ctx, user), eventsOf(ctx, user, { offset, limit, latestFirst }).then((rows) => withUserState(ctx, user.members, rows))]);
     const latest = summary.latest;
     return {
       status: 200,

@@ -54,8 +54,18 @@ const SPECIAL_EVENT_TYPES = new Map([
   ['revenue_amount', 'e.revenue IS NOT NULL'],
 ]);
 
-/** Built-ins that need the user's history before the event (the `h` relation). */
+/** Built-ins that need the user's history before the event and profile (the `h` relation). */
 const HISTORY = new Set(['start_version', 'paying']);
+
+/**
+ * The JSON text of the key (a literal) in the event's profile version: the last at or before it
+ * (index 0, none: empty arrays); '' when missing. 18.16 drops from a subquery the columns only
+ * a lambda reads: `0 * e.ingest_seq` names it outside.
+ */
+function profileValue(key: string): string {
+  const version = `arrayCount(s -> s <= e.ingest_seq, h.seqs) + 0 * e.ingest_seq`;
+  return `h.version_values[${version}][indexOf(h.version_keys[${version}], ${key})]`;
+}
 /** `first_paid` of users who never paid: after every event. */
 const NEVER = 'toInt64(9223372036854775807)';
 
@@ -101,18 +111,19 @@ export class ClickHouseDialect implements Dialect {
   private raw(property: PropertyRef & { kind: 'event' | 'custom' }): string {
     const key = string(property.name);
     if (property.kind === 'event') return `e.property_values[indexOf(e.property_keys, ${key})]`;
-    // The profile version of the event: the last at or before it (index 0, none: empty arrays).
-    // 18.16 drops from a subquery the columns only a lambda reads: `0 * e.ingest_seq` names it outside.
-    const version = `arrayCount(s -> s <= e.ingest_seq, h.seqs) + 0 * e.ingest_seq`;
     // The event's own user properties win over the profile (not on $identify, whose keys are operations).
-    return `if(e.event_type != '$identify' AND has(e.user_property_keys, ${key}), e.user_property_values[indexOf(e.user_property_keys, ${key})], h.version_values[${version}][indexOf(h.version_keys[${version}], ${key})])`;
+    return `if(e.event_type != '$identify' AND has(e.user_property_keys, ${key}), e.user_property_values[indexOf(e.user_property_keys, ${key})], ${profileValue(key)})`;
   }
 
-  /** The text of a property's value: strings unescaped, other JSON as its text, null and missing as NULL. */
+  /**
+   * The text of a property's value: strings unescaped, other JSON as its text, null and missing
+   * as NULL. `start_version` and `paying` set in the profile (the Identify API's fields) win over
+   * those of the user's events.
+   */
   private text(property: PropertyRef): string {
     if (property.kind !== 'builtIn') return textOf(this.raw(property));
-    if (property.name === 'start_version') return 'h.start_version';
-    if (property.name === 'paying') return `if(e.ingest_seq >= h.first_paid, 'true', 'false')`;
+    if (property.name === 'start_version') return `ifNull(${textOf(profileValue(string(property.name)))}, h.start_version)`;
+    if (property.name === 'paying') return `ifNull(${textOf(profileValue(string(property.name)))}, if(e.ingest_seq >= h.first_paid, 'true', 'false'))`;
     return BUILT_IN_COLUMNS[property.name]!;
   }
 
@@ -383,14 +394,16 @@ export class ClickHouseDialect implements Dialect {
   private userState(scan: EventScan): string {
     const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
     const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
-    const needsProfile = referenced.some((p) => p.kind === 'custom');
     const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
+    const needsProfile = needsHistory || referenced.some((p) => p.kind === 'custom');
     const appId = integer(scan.appId);
     const history = `SELECT svc_id, argMin(app_version, ingest_seq) AS start_version, if(countIf(revenue IS NOT NULL) = 0, ${NEVER}, minIf(ingest_seq, revenue IS NOT NULL)) AS first_paid
       FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id`;
     const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(property_keys) AS version_keys, groupArray(property_values) AS version_values
       FROM (SELECT svc_id, ingest_seq, property_keys, property_values FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
-    const state = needsHistory && needsProfile ? `SELECT * FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)` : needsHistory ? history : needsProfile ? profile : undefined;
+    // The columns named: on shards, 18.16 answers `SELECT *` of this join with "Duplicate column svc_id in block".
+    const withProfile = `SELECT svc_id, start_version, first_paid, seqs, version_keys, version_values FROM (${history}) ANY LEFT JOIN (${profile}) USING (svc_id)`;
+    const state = needsHistory ? withProfile : needsProfile ? profile : undefined;
     // GLOBAL: with shards, computed whole where the profile versions are (store/clickhouse/shards.ts).
     return state ? ` GLOBAL ANY LEFT JOIN (${state}) AS h USING (svc_id)` : '';
   }

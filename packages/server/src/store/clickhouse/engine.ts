@@ -23,6 +23,7 @@ import { SharedEntities, SharedEntityEngine, userMappingRows } from '../shared-e
 import { ADVERTISING_ID_FIELDS, insertIdOf, type CohortMembers, type CohortMembershipChange, type Engine, type GroupKey, type HeldAttribution, type KnownAdvertisingId, type LoadedEvent, type SqlSession, type StreamedEvents, type StreamedEventsQuery, type UserData, type UserMappingChange, type ExportedEvents, type ExportHourSummary } from '../types.js';
 import { exportHoursSql, exportRowsSql, type ExportSqlWords, hourSummary, linesText } from '../exported-events.js';
 import { type ClickHouseOptions, ClickHouseEvents } from './events.js';
+import { exportedUsers, USER_STATE_EXTRA_COLUMNS, withUserAtEvent } from './exported-users.js';
 import { applyGroupProfiles, applyUserProfiles, storedProfiles } from './profiles.js';
 import { ReportingRows } from './reporting-rows.js';
 import { isEvent, linesByProject, LOAD_CHUNK_LINES, planSegment, resolvedEvent, scanSegment, type SegmentScan, SegmentLines, segmentRows } from './segment-lines.js';
@@ -505,9 +506,12 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return (await this.store.query(exportHoursSql(EXPORT_WORDS, appId, fromMs, toMs))).map(hourSummary);
   }
 
-  /** The lines are written here, in the engine's process, from the rows as they arrive. */
+  /** The lines are written here, in the engine's process, from the rows as they arrive and the histories of the range's users. */
   async *exportLines(appId: number, fromMs: number, toMs: number): AsyncIterable<string> {
-    for await (const rows of this.store.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs))) if (rows.length > 0) yield linesText(rows);
+    const users = await exportedUsers(this.store, appId, fromMs, toMs);
+    for await (const rows of this.store.queryChunks(exportRowsSql(EXPORT_WORDS, appId, fromMs, toMs, USER_STATE_EXTRA_COLUMNS))) {
+      if (rows.length > 0) yield linesText(rows.map((row) => withUserAtEvent(row, users)));
+    }
   }
 
   /** The events with their JSON columns parsed and booleans as booleans (DuckDB's `to_json(e)`). */

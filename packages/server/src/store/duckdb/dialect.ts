@@ -23,10 +23,11 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   os: "nullif(concat_ws(' ', e.os_name, e.os_version), '')",
   device: 'e.device_model',
   device_type: "nullif(concat_ws(' ', e.device_brand, e.device_model), '')",
-  start_version: 'h.start_version',
-  paying: 'h.paying',
+  // Set in the profile (the Identify API's fields), they win over those of the user's events.
+  start_version: `coalesce(json_extract_string(v.properties, '/start_version'), h.start_version)`,
+  paying: `coalesce(json_extract_string(v.properties, '/paying'), h.paying)`,
 };
-/** Built-ins that need the user's history before the event (the `h` relation). */
+/** Built-ins that need the user's history before the event and profile (the `h` and `v` relations). */
 const HISTORY = new Set(['start_version', 'paying']);
 
 const BUCKET_UNITS: Record<Exclude<Interval, 'minute5'>, string> = { hour: 'hour', day: 'day', week: 'week', month: 'month' };
@@ -313,8 +314,8 @@ export class DuckDbDialect implements Dialect {
   scan(scan: EventScan): string {
     const selectors = [...(scan.selector ? [scan.selector] : []), ...(scan.flags ?? [])];
     const referenced = [...scan.properties, ...scan.segment.flatMap((c) => ('property' in c ? [c.property] : [])), ...selectors.flatMap((s) => s.conditions.map((c) => c.property))];
-    const needsProfile = referenced.some((p) => p.kind === 'custom');
     const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
+    const needsProfile = needsHistory || referenced.some((p) => p.kind === 'custom');
     const timeColumn = scan.timeColumn ?? 'time';
     const where = [
       `e.app_id = ${scan.appId}`,
