@@ -5,6 +5,9 @@ import type { EventScan } from '../model/query.js';
 import { type Interval, offsetsBetween } from '../model/time.js';
 
 /** What an ordered or sequential funnel is computed from; each engine reads the form it follows paths in. */
+/** Integers as the text of a SQL list (both engines). */
+export const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
+
 export interface ChainedFunnel {
   steps: number;
   windowMs: number;

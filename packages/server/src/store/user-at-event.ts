@@ -68,11 +68,17 @@ export interface OwnUserProperties extends SplitObject {
   text: string | null;
 }
 
+/** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */
+export function splitProperties(properties: Record<string, unknown> | null): [string[], string[]] {
+  if (properties === null) return [[], []];
+  const keys = Object.keys(properties);
+  return [keys, keys.map((key) => JSON.stringify(properties[key]) ?? 'null')];
+}
+
 /** A JSON object's text split as ClickHouse stores it (keys in the text's order: texts are JSON.stringify's). */
 export function splitText(text: string | null): SplitObject {
-  const object = text === null ? {} : (JSON.parse(text) as Record<string, unknown>);
-  const keys = Object.keys(object);
-  return { keys, values: keys.map((key) => JSON.stringify(object[key])) };
+  const [keys, values] = splitProperties(text === null ? null : (JSON.parse(text) as Record<string, unknown>));
+  return { keys, values };
 }
 
 /** The user properties in force at an event of this type, with this profile version, as JSON text. */

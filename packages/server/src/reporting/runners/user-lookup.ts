@@ -3,6 +3,7 @@
 // identity"): merges are applied in storage already (a merged device's events carry the user's
 // id; `svc_merges` keeps the old ids), and a user mapped into another counts as that other.
 // Users are only ever found through the project's own events: another project's ids find nothing.
+import { integers } from '../../store/dialect.js';
 import { EXPORT_COLUMNS, EXPORT_JSON_COLUMNS } from '../../store/export-lines.js';
 import { compareText, type RunnerContext } from './context.js';
 
@@ -25,7 +26,6 @@ export interface UserSummary extends UserIds {
   latest: Record<string, unknown>;
 }
 
-const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const numbers = (rows: Record<string, unknown>[], column: string) => rows.map((row) => Number(row[column]));
 
 /** The mappings read by each request (a context is one request's): read once, however many lookups it makes. */

@@ -2,12 +2,12 @@
 // written as Export API lines, with the same user properties, `paying` and `start_version` as
 // the export writes. Read per page, for the user's own ids only: the profile versions in force
 // over the page, and each id's first event with an app_version and first with a revenue.
+import { integers } from '../../store/dialect.js';
 import { addUserAtEvent, splitText, type UserHistory, versionsInForceSql } from '../../store/user-at-event.js';
 import type { RunnerContext } from './context.js';
 
 type Row = Record<string, unknown>;
 
-const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
 const seqOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /** The histories of the user's own ids (`members`) over events from ingest_seq `first` to `last`. */

@@ -5,7 +5,7 @@ import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfil
 import type { ClickHouseEvents, ResolvedEvent } from './events.js';
 import { insertRows } from './statements.js';
 import { integers, literal } from './sql-text.js';
-import { splitProperties } from './tables.js';
+import { splitProperties } from '../user-at-event.js';
 
 export interface Profile {
   appId: number;

@@ -2,5 +2,5 @@
 
 /** A ClickHouse string literal. */
 export const literal = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-export const integers = (values: Iterable<number>) => [...values].map((value) => String(Math.trunc(value))).join(', ');
+export { integers } from '../dialect.js';
 export const quoted = (column: string) => `\`${column.replace(/`/g, '')}\``;

@@ -46,7 +46,7 @@ export const SEGMENT_TABLES = ['events', 'identity_users', 'identity_devices', '
 export const reportingTables = (t: TableNames): readonly string[] => [
   'CREATE TABLE IF NOT EXISTS cohort_members (app_id Int32, cohort_id String, svc_id Int64, member UInt8, version Int64) ENGINE = MergeTree() ORDER BY (app_id, cohort_id, svc_id)',
   'CREATE TABLE IF NOT EXISTS user_mappings (app_id Int32, from_svc Int64, to_svc Nullable(Int64), version Int64) ENGINE = MergeTree() ORDER BY (app_id, from_svc)',
-  // Property objects split into their top-level keys and values' JSON texts (splitProperties):
+  // Property objects split into their top-level keys and values' JSON texts (user-at-event.ts, splitProperties):
   // 18.16 reads JSON only by visitParam, which finds a key at any depth. Rows written before
   // this step have empty arrays (no ClickHouse database held events before it).
   `ALTER TABLE ${t('events')} ADD COLUMN property_keys Array(String) DEFAULT []`,
@@ -98,12 +98,6 @@ export const userActivityTables = (t: TableNames): readonly string[] => [
   `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t)}`,
 ];
 
-/** An object's top-level keys, and each value's JSON text, for the split columns (empty for null). */
-export function splitProperties(properties: Record<string, unknown> | null): [string[], string[]] {
-  if (properties === null) return [[], []];
-  const keys = Object.keys(properties);
-  return [keys, keys.map((key) => JSON.stringify(properties[key]) ?? 'null')];
-}
 
 /** A SELECT of `svc_id` of the cohort's current members. */
 export function currentCohortMembers(appId: number, cohortId: string, literal: (value: string) => string): string {

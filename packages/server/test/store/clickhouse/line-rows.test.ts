@@ -7,7 +7,7 @@ import { expect, test } from 'vitest';
 import { INSERTED_EVENT_COLUMNS } from '../../../src/store/clickhouse/events.js';
 import { LineRowWriter } from '../../../src/store/clickhouse/line-rows.js';
 import { RowBinaryWriter } from '../../../src/store/clickhouse/row-binary.js';
-import { splitProperties } from '../../../src/store/clickhouse/tables.js';
+import { splitProperties } from '../../../src/store/user-at-event.js';
 import { EVENT_COLUMNS, journalLine } from '../../../src/store/journal-line.js';
 import type { JournalRecord, StoredEvent } from '../../../src/store/types.js';
 
