@@ -8,7 +8,6 @@ import type { components } from '../generated/ingestion.js';
 import type { HandlerRequest, Reply } from '../http/operations.js';
 import type { EventRecord } from '../model/events.js';
 import { copyDataRecord } from '../shared/data-record.js';
-import { isPropertyOperation } from '../store/profile-operations.js';
 import type { IngestionService } from './handlers.js';
 
 type LegacySdkEvent = components['schemas']['LegacySdkEvent'];
@@ -41,17 +40,20 @@ export function legacyRecord(event: LegacySdkEvent): EventRecord {
   return record as EventRecord;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The identification's user properties with its PROFILE_FIELDS set last: as plain keys, or in `$set` beside operations. */
+/**
+ * The identification's user properties with its PROFILE_FIELDS last, as plain keys: a plain key
+ * is a `$set` where it is written, so they are set after every operation the identification
+ * sends, `$clearAll` included.
+ */
 function userPropertiesOf(identification: Identification): Record<string, unknown> | undefined {
   const sent = identification.user_properties ?? undefined;
-  const fields = present(identification, PROFILE_FIELDS);
-  if (Object.keys(fields).length === 0) return sent;
+  const fields = Object.entries(present(identification, PROFILE_FIELDS));
+  if (fields.length === 0) return sent;
   const properties = copyDataRecord<unknown>(sent ?? {});
-  if (!Object.keys(properties).some(isPropertyOperation)) return Object.assign(properties, fields);
-  const set = properties.$set;
-  properties.$set = Object.assign(copyDataRecord<unknown>(isObject(set) ? set : {}), fields);
+  for (const [name, value] of fields) {
+    delete properties[name]; // a key is written again at the end only once removed
+    properties[name] = value;
+  }
   return properties;
 }
 

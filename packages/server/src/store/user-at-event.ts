@@ -1,8 +1,9 @@
 // The user's state at an exported event, as reporting reads it (reporting/SEMANTICS.md,
 // "Properties at event time"): the user properties in force, `paying` and `start_version`.
-// DuckDB computes them in its export SQL (duckdb/export-lines.ts); the ClickHouse engine here,
-// from the rows and the histories of the hour's users (clickhouse/exported-users.ts). Both
-// follow one rule, so that their lines are the same bytes:
+// DuckDB computes them in its export SQL (duckdb/export-lines.ts); the ClickHouse engine's export
+// (clickhouse/exported-users.ts) and the user activity page (reporting/runners/user-state.ts)
+// here, from the rows and the users' histories (`userHistories`). All follow
+// one rule, so that their lines are the same bytes:
 // - a `$identify` event: the profile version at it (after its own operations), `{}` without one;
 // - another event: the profile version at it, with the event's own user properties over it: the
 //   profile's keys in its order (a key the event also has takes the event's value), then the
@@ -10,6 +11,8 @@
 //   text as stored.
 // `paying` and `start_version` set in the profile (the Identify API's fields) win over those
 // derived from the user's events.
+
+import type { Dialect } from './dialect.js';
 
 /** An object's top-level keys and the JSON texts of their values (the split columns of ClickHouse). */
 export interface SplitObject {
@@ -121,9 +124,45 @@ export function addUserAtEvent(row: Row, histories: ReadonlyMap<number, UserHist
  * `first` to `last`: each user's last one before `first`, and those from `first` to `last`, by
  * ingest_seq (SQL of both engines): a range's versions without all the users' history.
  */
-export function versionsInForceSql(appId: number, ofUsers: string, first: number, last: number, columns: string): string {
+function versionsInForceSql(appId: number, ofUsers: string, first: number, last: number, columns: string): string {
   const app = `app_id = ${Math.trunc(appId)} AND ${ofUsers}`;
   return `SELECT svc_id, ingest_seq, ${columns} FROM profile_versions WHERE ${app} AND ingest_seq <= ${Math.trunc(last)}
     AND (ingest_seq >= ${Math.trunc(first)} OR (svc_id, ingest_seq) IN (SELECT svc_id, max(ingest_seq) FROM profile_versions WHERE ${app} AND ingest_seq < ${Math.trunc(first)} GROUP BY svc_id))
     ORDER BY ingest_seq`;
+}
+
+/** How an engine reads a profile version: the columns selected, and the version's text and split from a row of them. */
+export interface VersionColumns {
+  sql: string;
+  read(row: Row): Omit<ProfileVersion, 'seq'>;
+}
+
+/**
+ * The histories of the users `ofUsers` (a condition on `svc_id`) over their events from
+ * ingest_seq `first` to `last` (SQL of both engines): per user the first app_version and the
+ * first revenue event, and the profile versions in force over the range.
+ */
+export async function userHistories(
+  query: (sql: string) => Promise<Row[]>,
+  dialect: Pick<Dialect, 'valueAtMax'>,
+  appId: number,
+  ofUsers: string,
+  [first, last]: readonly [number, number],
+  versionColumns: VersionColumns,
+): Promise<Map<number, UserHistory>> {
+  // A NULL key leaves the row out in both engines: the first event that has an app_version.
+  const startVersion = dialect.valueAtMax('app_version', 'CASE WHEN app_version IS NOT NULL THEN -ingest_seq END');
+  const summaries = await query(
+    `SELECT svc_id, ${startVersion} AS start_version, min(CASE WHEN revenue IS NOT NULL THEN ingest_seq END) AS first_paid
+     FROM events WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers} GROUP BY svc_id`,
+  );
+  const histories = new Map<number, UserHistory>();
+  for (const row of summaries) {
+    const firstPaid = row.first_paid === null || row.first_paid === undefined ? null : Number(row.first_paid);
+    histories.set(Number(row.svc_id), { versions: [], startVersion: (row.start_version as string | null) ?? null, firstPaidSeq: firstPaid });
+  }
+  for (const row of await query(versionsInForceSql(appId, ofUsers, first, last, versionColumns.sql))) {
+    histories.get(Number(row.svc_id))?.versions.push({ seq: Number(row.ingest_seq), ...versionColumns.read(row) });
+  }
+  return histories;
 }

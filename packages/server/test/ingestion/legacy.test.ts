@@ -144,6 +144,14 @@ describe('Identify API (POST /identify)', () => {
     expect([await groups('Before', 'start_version'), await groups('Between', 'start_version')]).toEqual([['1.0'], ['0.9']]);
   });
 
+  test('paying and start_version are set after every operation sent beside them, $clearAll included', async () => {
+    const user = { user_id: 'identified-cleared' };
+    expect((await identify({ ...user, user_properties: { plan: 'pro', seats: 3 } })).body).toBe('success');
+    expect((await identify({ ...user, paying: 'true', start_version: '3.1', user_properties: { $set: { plan: 'team', paying: 'false' }, $clearAll: '-' } })).body).toBe('success');
+    await h.server.store.flush();
+    expect(await h.server.store.userProfile(h.project.app_id, 'identified-cleared')).toEqual({ paying: 'true', start_version: '3.1' });
+  });
+
   test('the key as a query parameter; without ids, with bad JSON or without a key: 400 and nothing stored', async () => {
     expect((await send(`${h.direct}/identify?api_key=${h.project.api_key}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ identification: JSON.stringify({ user_id: 'identified-3', user_properties: { a: 1 } }) }).toString() })).body).toBe('success');
     expect((await identify({ user_properties: { $set: { refused: true } } })).body).toEqual({ code: 400, error: 'identification 0 has neither a user_id nor a device_id' });

@@ -8,17 +8,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { withUserAtEvent } from '../../../src/store/clickhouse/exported-users.js';
+import { DuckDbDialect } from '../../../src/store/duckdb/dialect.js';
 import { DuckDbEngine } from '../../../src/store/duckdb/engine.js';
 import { DUCKDB_EXPORT_WORDS } from '../../../src/store/duckdb/export-lines.js';
 import { EXPORT_FIELDS } from '../../../src/store/export-lines.js';
 import { exportRowsSql, linesText } from '../../../src/store/exported-events.js';
-import { splitText, type UserHistory } from '../../../src/store/user-at-event.js';
+import { splitText, type UserHistory, userHistories } from '../../../src/store/user-at-event.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 
 let dataDir: string;
 let engine: DuckDbEngine;
 const T = Date.UTC(2026, 10, 20, 9, 30, 15, 7);
 const RANGE = [T - 3_600_000, T + 3_600_000] as const;
+/** Every event's ingest_seq: the profile versions in force over all of them. */
+const RANGE_SEQS = [0, Number.MAX_SAFE_INTEGER] as const;
 
 const base = { app_id: 7, skip_user_properties_sync: false, server_upload_time: T, time: T - 1 } as const;
 const ada = { ...base, user_id: 'user-ada', device_id: 'device-ada' } as const;
@@ -52,18 +55,12 @@ afterAll(async () => {
 });
 
 /** The users' histories as the ClickHouse engine reads them (exported-users.ts), here from DuckDB's tables. */
-async function histories(): Promise<Map<number, UserHistory>> {
-  const users = new Map<number, UserHistory>();
-  const summaries = await engine.query(
-    `SELECT svc_id, arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_version, min(ingest_seq) FILTER (WHERE revenue IS NOT NULL) AS first_paid
-     FROM events WHERE svc_id IS NOT NULL GROUP BY svc_id`,
-  );
-  for (const row of summaries) users.set(Number(row.svc_id), { versions: [], startVersion: (row.start_version as string | null) ?? null, firstPaidSeq: row.first_paid === null ? null : Number(row.first_paid) });
-  for (const row of await engine.query('SELECT svc_id, ingest_seq, CAST(properties AS VARCHAR) AS properties FROM profile_versions ORDER BY ingest_seq')) {
-    users.get(Number(row.svc_id))!.versions.push({ seq: Number(row.ingest_seq), text: row.properties as string, ...splitText(row.properties as string) });
-  }
-  return users;
-}
+/** The histories the ClickHouse engine reads (the shared reader), here over DuckDB's tables. */
+const histories = (): Promise<Map<number, UserHistory>> =>
+  userHistories((sql) => engine.query(sql), new DuckDbDialect(), 7, 'svc_id IS NOT NULL', RANGE_SEQS, {
+    sql: 'CAST(properties AS VARCHAR) AS properties',
+    read: (row) => ({ text: row.properties as string, ...splitText(row.properties as string) }),
+  });
 
 async function duckdbLines(): Promise<string[]> {
   let written = '';
