@@ -44,10 +44,36 @@ export function exportRowsSql(words: ExportSqlWords, appId: number, fromMs: numb
   return `SELECT ${columns.join(', ')} FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} ${EXPORT_ORDER}`;
 }
 
+const PLUS = 43;
+const QUOTE = 34;
+const BACKSLASH = 92;
+
+/**
+ * The line with its numbers' exponents as DuckDB's writer prints them (`1e21`, `1.5e300`), which
+ * JavaScript writes `1e+21`: both engines' lines are the same bytes. Outside strings, a `+` in
+ * JSON is only ever an exponent's sign.
+ */
+export function withoutExponentPlus(line: string): string {
+  let [kept, from, inString] = ['', 0, false];
+  for (let i = 0; i < line.length; i++) {
+    const code = line.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) inString = true;
+    else if (code === PLUS) [kept, from] = [kept + line.slice(from, i), i + 1];
+  }
+  return from === 0 ? line : kept + line.slice(from);
+}
+
 /** A chunk of rows as the text of their lines, each ending with a newline. */
 export function linesText(rows: readonly Record<string, unknown>[]): string {
   let text = '';
-  for (const row of rows) text += `${exportLine(row)}\n`;
+  for (const row of rows) {
+    const line = exportLine(row);
+    // Rare: numbers from 1e21 up (a text holding "e+" is left as it is).
+    text += `${line.includes('e+') ? withoutExponentPlus(line) : line}\n`;
+  }
   return text;
 }
 

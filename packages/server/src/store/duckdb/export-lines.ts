@@ -19,12 +19,15 @@ export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
 
 /**
  * A column as JSON, numbers as JavaScript writes them: DuckDB writes a whole DOUBLE with `.0`
- * (`45.0`), so those up to 2^53 (exact as BIGINT) are written as BIGINT.
+ * (`45.0`), so those up to 2^53 (exact as BIGINT) are written as BIGINT, and larger ones below
+ * 1e21 (where both switch to exponents) without the `.0`.
  */
 function jsonOf(column: string): string {
   const value = quoted(column);
   if (EVENT_COLUMNS[column as keyof typeof EVENT_COLUMNS] !== 'DOUBLE') return `to_json(${value})`;
-  return `CASE WHEN ${value} = trunc(${value}) AND abs(${value}) <= ${2 ** 53} THEN to_json(${value}::BIGINT) ELSE to_json(${value}) END`;
+  const text = `to_json(${value})::VARCHAR`;
+  return `CASE WHEN ${value} = trunc(${value}) AND abs(${value}) <= ${2 ** 53} THEN to_json(${value}::BIGINT)
+    WHEN ${value} = trunc(${value}) AND abs(${value}) < 1e21 THEN substr(${text}, 1, length(${text}) - 2)::JSON ELSE to_json(${value}) END`;
 }
 
 const seq = quoted('ingest_seq');
