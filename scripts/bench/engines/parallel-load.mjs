@@ -5,10 +5,13 @@
 // process alone, then `--processes` at once (one project each), on fresh databases, run after
 // run side by side; prints events/s (all events over the wall time until the last load
 // ended), the CPU per event of each loader and of ClickHouse, and the ratio of many to one.
-// ClickHouse is not pinned: on a 2-core machine it shares the cores with the loaders. Needs the server's dist
+// ClickHouse is not pinned: on a 2-core machine it shares the cores with the loaders. With
+// `--one-project` the processes load events of one project (their own insert_ids, the same
+// users), as several servers behind one address do: each load then asks ClickHouse for the
+// segment's insert_ids stored by the others. Needs the server's dist
 // (`cd packages/server && npx tsc -p tsconfig.build.json`).
 //
-//   node scripts/bench/engines/parallel-load.mjs [--events 400000] [--segment 50000] [--processes 2] [--runs 3]
+//   node scripts/bench/engines/parallel-load.mjs [--events 400000] [--segment 50000] [--processes 2] [--runs 3] [--one-project]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -30,7 +33,9 @@ const { values: options } = parseArgs({
     processes: { type: 'string', default: '2' },
     runs: { type: 'string', default: '3' },
     worker: { type: 'boolean', default: false },
+    'one-project': { type: 'boolean', default: false },
     app: { type: 'string' },
+    loader: { type: 'string' },
     dir: { type: 'string' },
     clickhouse: { type: 'string' },
     postgres: { type: 'string' },
@@ -43,8 +48,8 @@ const SEGMENT = Number(options.segment);
 /** A loader process: its project's segments, loaded as a server's journal loads them; prints its CPU time. */
 async function worker() {
   const session = postgresSession(options.postgres, { maxConnections: 3 });
-  const engine = await ClickHouseEngine.open({ url: options.clickhouse, database: options.database }, session, { loadLock: postgresLoadLock(session), journalId: `loader-${options.app}` });
-  const paths = writeSegments(options.dir, TOTAL, SEGMENT, Number(options.app));
+  const engine = await ClickHouseEngine.open({ url: options.clickhouse, database: options.database }, session, { loadLock: postgresLoadLock(session), journalId: `loader-${options.loader}` });
+  const paths = writeSegments(options.dir, TOTAL, SEGMENT, Number(options.app), `loader-${options.loader}-`);
   const before = process.cpuUsage();
   process.send('ready');
   await new Promise((resolve) => process.once('message', resolve));
@@ -59,7 +64,7 @@ async function worker() {
 async function measure(apps, clickhouse, postgres, database) {
   const loaders = apps.map((app, core) => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-parallel-'));
-    const args = [String(core % cpus().length), process.execPath, '--max-semi-space-size=64', fileURLToPath(import.meta.url), '--worker', '--app', String(app), '--dir', dir];
+    const args = [String(core % cpus().length), process.execPath, '--max-semi-space-size=64', fileURLToPath(import.meta.url), '--worker', '--app', String(app), '--loader', String(core), '--dir', dir];
     args.push('--clickhouse', clickhouse.url, '--postgres', postgres.url, '--database', database, '--events', String(TOTAL), '--segment', String(SEGMENT));
     const child = spawn('taskset', ['-c', ...args], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const messages = [];
@@ -90,7 +95,7 @@ async function main() {
   const rates = { one: [], many: [] };
   try {
     for (let run = 0; run < Number(options.runs); run++) {
-      for (const [setup, apps] of [['one', [1]], ['many', Array.from({ length: processes }, (_, i) => i + 1)]]) {
+      for (const [setup, apps] of [['one', [1]], ['many', Array.from({ length: processes }, (_, i) => (options['one-project'] ? 1 : i + 1))]]) {
         const database = `parallel_${setup}_${run}`;
         const { seconds, cpuMicrosPerEvent, clickhouseMicrosPerEvent } = await measure(apps, clickhouse, postgres, database);
         const check = postgresSession(postgres.url);
@@ -110,7 +115,7 @@ async function main() {
   const [one, many] = [median(rates.one), median(rates.many)];
   console.log(`median 1 process: ${one} events/s (${rates.one.join(', ')})`);
   console.log(`median ${processes} processes: ${many} events/s (${rates.many.join(', ')})`);
-  console.log(`ratio: ${(many / one).toFixed(2)}× (target 1.6×)`);
+  console.log(`ratio: ${(many / one).toFixed(2)}× (target 1.6×)${options['one-project'] ? ', one project' : ''}`);
 }
 
 await (options.worker ? worker() : main());

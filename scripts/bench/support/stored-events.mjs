@@ -9,14 +9,14 @@ const START = Date.UTC(2026, 9, 1);
 const EVENT_TYPES = Array.from({ length: 20 }, (_, i) => `Event ${String.fromCharCode(65 + i)}`);
 const EMPTY = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null]));
 
-/** The event `index` of `total`, in project `appId`. */
-export function storedEvent(index, total, appId = 1) {
+/** The event `index` of `total`, in project `appId`; `idPrefix` sets apart the insert_ids of loaders of one project. */
+export function storedEvent(index, total, appId = 1, idPrefix = '') {
   const user = (index * 104729) % 50_000;
   const identify = index % 100 === 0;
   return {
     ...EMPTY,
     app_id: appId,
-    insert_id: `bench-${index}`,
+    insert_id: `${idPrefix}bench-${index}`,
     event_type: identify ? '$identify' : EVENT_TYPES[index % EVENT_TYPES.length],
     user_id: user % 4 === 0 && index < total / 2 ? null : `user-${user}`,
     device_id: `device-${user}`,
@@ -34,12 +34,12 @@ export function storedEvent(index, total, appId = 1) {
 }
 
 /** Writes `total` events of `appId` as journal segments of `segment` events in `dir`; their paths in order. */
-export function writeSegments(dir, total, segment, appId = 1) {
+export function writeSegments(dir, total, segment, appId = 1, idPrefix = '') {
   const paths = [];
   for (let from = 0, n = 0; from < total; from += segment, n++) {
     const path = join(dir, `segment-${n}.jsonl`);
     const lines = [];
-    for (let i = from; i < Math.min(total, from + segment); i++) lines.push(journalLine(storedEvent(i, total, appId)));
+    for (let i = from; i < Math.min(total, from + segment); i++) lines.push(journalLine(storedEvent(i, total, appId, idPrefix)));
     writeFileSync(path, `${lines.join('\n')}\n`);
     paths.push(path);
   }
