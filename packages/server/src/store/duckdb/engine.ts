@@ -26,6 +26,7 @@ import { MaterializedProperties } from './materialized-properties.js';
 import { applyGroupProfiles, applyUserProfiles } from './profiles.js';
 import { DuckDbReaders } from './readers.js';
 import { numbersOf, parseJsonColumns, type Row, rowsOf } from './results.js';
+import { rebuildUserSummaries, summarizeLoadedEvents, userSummariesMissing } from './user-summaries.js';
 import { columnList, IN_USERS, quote, SCHEMA, SEGMENT_COLUMNS, segmentColumnList, sqlString, STORED_COLUMNS, USERS_DEVICES } from './schema.js';
 
 /** DuckDB's own settings. */
@@ -76,6 +77,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
     const engine = new DuckDbEngine(instance, connection, new DuckDbReaders(instance), await instance.connect(), identities, lastIngestSeq, log, timelineMemoryBytes);
     await engine.entities.tables();
     await engine.identifyEarlierEvents();
+    if (await userSummariesMissing(connection)) await rebuildUserSummaries(connection);
     // Built in the background: funnels are SQL until then (timelinesBuilt).
     engine.timelines.build((await rowsOf(connection, 'SELECT DISTINCT app_id FROM events WHERE svc_id IS NOT NULL')).map((row) => Number(row.app_id)));
     await engine.properties.open();
@@ -161,6 +163,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       await this.applyAttributionHolds();
       await applyUserProfiles(this.connection, this.lastIngestSeq);
       await applyGroupProfiles(this.connection);
+      await summarizeLoadedEvents(this.connection, this.lastIngestSeq);
       await this.connection.run('INSERT INTO loaded_segments VALUES (?, ?)', [name, Date.now()]);
       const [last] = await this.rows('SELECT coalesce(max(seq), 0) AS last FROM segment');
       await this.connection.run('DROP TABLE segment');
@@ -399,7 +402,7 @@ export class DuckDbEngine extends SharedEntityEngine implements Engine, CohortMe
       const users = JSON.stringify(svcIds);
       // Devices that belonged to a deleted user go too: their later events start a new user.
       await this.connection.run(`DELETE FROM identity_devices WHERE ${USERS_DEVICES}`, [appId, users, appId, users]);
-      for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users']) {
+      for (const table of ['events', 'profiles', 'profile_versions', 'cohort_members', 'identity_users', 'user_summaries']) {
         await this.connection.run(`DELETE FROM ${table} WHERE app_id = ? AND ${IN_USERS}`, [appId, users]);
       }
       await this.entities.recordScrub(appId, day, svcIds, today, this.direct);

@@ -70,7 +70,8 @@ const USER_PROPERTIES = `CASE WHEN e.event_type = '$identify' THEN coalesce(p.pr
 /**
  * The lines (column `line`) of the project's events of [fromMs, toMs), in export order. The ASOF
  * join runs on narrow rows, and only for events of users with profile versions: on the wide rows
- * it sorted every column (a quarter more time for the export's statement).
+ * it sorted every column (a quarter more time for the export's statement). Each user's first
+ * app_version and first revenue come from the rows kept at load (user-summaries.ts).
  */
 export function exportLinesSql(appId: number, fromMs: number, toMs: number): string {
   const range = rangeCondition(appId, fromMs, toMs);
@@ -83,7 +84,6 @@ export function exportLinesSql(appId: number, fromMs: number, toMs: number): str
     FROM (SELECT * FROM events WHERE ${range}) e
     LEFT JOIN (SELECT r.ingest_seq AS seq, v.properties FROM (SELECT svc_id, ingest_seq FROM events WHERE ${range} AND svc_id IN (SELECT svc_id FROM v)) r
       ASOF JOIN v ON v.svc_id = r.svc_id AND r.ingest_seq >= v.ingest_seq) p ON p.seq = e.ingest_seq
-    LEFT JOIN (SELECT svc_id, arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_version, min(ingest_seq) FILTER (WHERE revenue IS NOT NULL) AS first_paid
-      FROM events WHERE ${ofUsers} GROUP BY svc_id) h ON h.svc_id = e.svc_id
+    LEFT JOIN (SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = ${Math.trunc(appId)}) h ON h.svc_id = e.svc_id
   ) ${EXPORT_ORDER}`;
 }

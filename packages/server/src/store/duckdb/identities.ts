@@ -4,6 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { timeSlicer, yieldToEventLoop } from '../../shared/time-slice.js';
 import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
 import { appendAll, rowsOf } from './results.js';
+import { foldMergedSummaries } from './user-summaries.js';
 
 /** The stored identities, and the `ingest_seq` of the last event loaded. */
 export async function readIdentities(connection: DuckDBConnection): Promise<{ identities: Identities; lastIngestSeq: number }> {
@@ -74,6 +75,7 @@ export async function persistIdentities(connection: DuckDBConnection, batch: Ide
   await fill('svc_merges', 'from_svc, to_svc', merges.map((m) => [m.from, m.to]));
   if (merges.length === 0) return;
   await connection.run('UPDATE events SET svc_id = m.to_svc FROM svc_merges_changes m WHERE events.svc_id = m.from_svc');
+  await foldMergedSummaries(connection);
   await connection.run('UPDATE profile_versions SET svc_id = m.to_svc FROM svc_merges_changes m WHERE profile_versions.svc_id = m.from_svc');
   // The user's own profile wins; a user without one takes the merged device's.
   await connection.run(
