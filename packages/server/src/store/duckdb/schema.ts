@@ -2,7 +2,6 @@
 // (the journal line's columns, then the engine's own), identities, profiles and the other
 // entities in small tables beside it.
 import { EVENT_COLUMNS, LINE_COLUMNS } from '../journal-line.js';
-import { USER_SUMMARIES_TABLE } from './user-summaries.js';
 
 export const JSON_COLUMNS = Object.entries(EVENT_COLUMNS)
   .filter(([, type]) => type === 'JSON')
@@ -37,7 +36,7 @@ CREATE TABLE IF NOT EXISTS cohort_members (app_id INTEGER, cohort_id VARCHAR, sv
 CREATE TABLE IF NOT EXISTS held_attributions (id VARCHAR PRIMARY KEY, app_id INTEGER, received_at BIGINT, event JSON);
 CREATE TABLE IF NOT EXISTS group_profiles (app_id INTEGER, group_type VARCHAR, group_value VARCHAR, properties JSON, updated_at BIGINT, PRIMARY KEY (app_id, group_type, group_value));
 CREATE TABLE IF NOT EXISTS materialized_properties (name VARCHAR PRIMARY KEY, column_name VARCHAR NOT NULL, ready BOOLEAN NOT NULL);
-${USER_SUMMARIES_TABLE}
+CREATE TABLE IF NOT EXISTS user_summaries (app_id INTEGER, svc_id BIGINT, start_seq BIGINT, start_version VARCHAR, first_paid_seq BIGINT, PRIMARY KEY (app_id, svc_id));
 `;
 
 /** These users' `svc_id`s: the parameter is their JSON list. */

@@ -3,12 +3,9 @@
 // An hour's export reads its users' rows here instead of every event of those users (300-850 ms
 // an hour at 10 million events). Loads only append later events, so a user's row changes only
 // where it has no value yet; a merge folds the merged user's row into its target's (the earlier
-// of each); a deletion removes the users' rows.
+// of each); a deletion removes the users' rows. The table is in schema.ts.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { rowsOf } from './results.js';
-
-export const USER_SUMMARIES_TABLE =
-  'CREATE TABLE IF NOT EXISTS user_summaries (app_id INTEGER, svc_id BIGINT, start_seq BIGINT, start_version VARCHAR, first_paid_seq BIGINT, PRIMARY KEY (app_id, svc_id));';
 
 /** Rows of `source` (app_id, svc_id, start_seq, start_version, first_paid_seq) merged in: the earlier of each. */
 const upsert = (source: string) => `INSERT INTO user_summaries ${source}
