@@ -25,7 +25,7 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   device_type: "nullif(concat_ws(' ', e.device_brand, e.device_model), '')",
   // Set in the profile (the Identify API's fields), they win over those of the user's events.
   start_version: `coalesce(json_extract_string(v.properties, '/start_version'), h.start_version)`,
-  paying: `coalesce(json_extract_string(v.properties, '/paying'), h.paying)`,
+  paying: `coalesce(json_extract_string(v.properties, '/paying'), CASE WHEN h.first_paid_seq <= e.ingest_seq THEN 'true' ELSE 'false' END)`,
 };
 /** Built-ins that need the user's history before the event and profile (the `h` and `v` relations). */
 const HISTORY = new Set(['start_version', 'paying']);
@@ -341,10 +341,9 @@ export class DuckDbDialect implements Dialect {
       ...scan.properties.map((p, i) => `${this.text(p)} AS p${i}`),
       ...(scan.flags ?? []).map((selector, i) => `${this.matches(selector)} AS f${i}`),
     ];
+    // Each user's first versioned and first revenue event, kept at load (user-summaries.ts).
     const history = needsHistory
-      ? ` JOIN (SELECT ingest_seq, first_value(app_version IGNORE NULLS) OVER (PARTITION BY svc_id ORDER BY ingest_seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS start_version,
-          CASE WHEN bool_or(revenue IS NOT NULL) OVER (PARTITION BY svc_id ORDER BY ingest_seq ROWS UNBOUNDED PRECEDING) THEN 'true' ELSE 'false' END AS paying
-          FROM events WHERE app_id = ${scan.appId} AND svc_id IS NOT NULL) h ON h.ingest_seq = e.ingest_seq`
+      ? ` JOIN (SELECT svc_id, start_version, first_paid_seq FROM user_summaries WHERE app_id = ${scan.appId}) h ON h.svc_id = e.svc_id`
       : '';
     const profile = needsProfile ? ' ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq' : '';
     // A mapped user's first event is the first of its own and its global user's.
