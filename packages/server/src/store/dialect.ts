@@ -89,6 +89,12 @@ export interface Dialect {
   userMappings(appId: number): string;
   /** A SELECT of `properties`: the user's current profile as JSON text (no row when it has none). */
   userProfile(appId: number, svcId: number): string;
+  /**
+   * A SELECT of `svc_id, start_version, first_paid` of the project's users that `ofUsers` (a
+   * condition on `svc_id`) holds, as kept at load: the first app_version, and the ingest_seq of
+   * the first revenue event (null for none).
+   */
+  userSummaries(appId: number, ofUsers: string): string;
   /** A JSON column of `events` as its text. */
   jsonText(column: string): string;
   /** A condition: a text starts with `prefix`. */

@@ -140,22 +140,17 @@ export interface VersionColumns {
 /**
  * The histories of the users `ofUsers` (a condition on `svc_id`) over their events from
  * ingest_seq `first` to `last` (SQL of both engines): per user the first app_version and the
- * first revenue event, and the profile versions in force over the range.
+ * first revenue event (kept at load), and the profile versions in force over the range.
  */
 export async function userHistories(
   query: (sql: string) => Promise<Row[]>,
-  dialect: Pick<Dialect, 'valueAtMax'>,
+  dialect: Pick<Dialect, 'userSummaries'>,
   appId: number,
   ofUsers: string,
   [first, last]: readonly [number, number],
   versionColumns: VersionColumns,
 ): Promise<Map<number, UserHistory>> {
-  // A NULL key leaves the row out in both engines: the first event that has an app_version.
-  const startVersion = dialect.valueAtMax('app_version', 'CASE WHEN app_version IS NOT NULL THEN -ingest_seq END');
-  const summaries = await query(
-    `SELECT svc_id, ${startVersion} AS start_version, min(CASE WHEN revenue IS NOT NULL THEN ingest_seq END) AS first_paid
-     FROM events WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers} GROUP BY svc_id`,
-  );
+  const summaries = await query(dialect.userSummaries(appId, ofUsers));
   const histories = new Map<number, UserHistory>();
   for (const row of summaries) {
     const firstPaid = row.first_paid === null || row.first_paid === undefined ? null : Number(row.first_paid);

@@ -28,7 +28,7 @@ import { type CohortCondition, type Condition, type EventScan, type EventSelecto
 import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
 import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 import type { Interval } from '../../model/time.js';
-import { currentCohortMembers, currentUserMappings } from './tables.js';
+import { currentCohortMembers, currentUserMappings, currentUserSummaries, NEVER_PAID } from './tables.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -66,9 +66,6 @@ function profileValue(key: string): string {
   const version = `arrayCount(s -> s <= e.ingest_seq, h.seqs) + 0 * e.ingest_seq`;
   return `h.version_values[${version}][indexOf(h.version_keys[${version}], ${key})]`;
 }
-/** `first_paid` of users who never paid: after every event. */
-const NEVER = 'toInt64(9223372036854775807)';
-
 /** The text of a JSON value's text (as DuckDB reads it): strings unescaped, null and missing ('') as NULL. */
 const textOf = (raw: string) =>
   `multiIf(${raw} = '' OR ${raw} = 'null', NULL, substring(${raw}, 1, 1) = '"', visitParamExtractString(concat('{"k":', ${raw}, '}'), 'k'), ${raw})`;
@@ -336,6 +333,10 @@ export class ClickHouseDialect implements Dialect {
     return `SELECT properties FROM (SELECT argMax(properties, version) AS properties, argMax(deleted, version) AS deleted FROM profiles WHERE app_id = ${integer(appId)} AND svc_id = ${integer(svcId)} GROUP BY svc_id) WHERE deleted = 0`;
   }
 
+  userSummaries(appId: number, ofUsers: string): string {
+    return `SELECT uid AS svc_id, first_version AS start_version, nullIf(first_paid_seq, ${NEVER_PAID}) AS first_paid FROM (${currentUserSummaries(appId, ofUsers)})`;
+  }
+
   /** Stored as its text already. */
   jsonText(column: string): string {
     return column;
@@ -397,8 +398,8 @@ export class ClickHouseDialect implements Dialect {
     const needsHistory = referenced.some((p) => p.kind === 'builtIn' && HISTORY.has(p.name));
     const needsProfile = needsHistory || referenced.some((p) => p.kind === 'custom');
     const appId = integer(scan.appId);
-    const history = `SELECT svc_id, argMin(app_version, ingest_seq) AS start_version, if(countIf(revenue IS NOT NULL) = 0, ${NEVER}, minIf(ingest_seq, revenue IS NOT NULL)) AS first_paid
-      FROM events WHERE app_id = ${appId} AND svc_id IS NOT NULL GROUP BY svc_id`;
+    // Kept at load (user-activity.ts); Nullable like the events' svc_id it is joined to.
+    const history = `SELECT toNullable(uid) AS svc_id, first_version AS start_version, first_paid_seq AS first_paid FROM (${currentUserSummaries(scan.appId)})`;
     const profile = `SELECT toNullable(svc_id) AS svc_id, groupArray(ingest_seq) AS seqs, groupArray(property_keys) AS version_keys, groupArray(property_values) AS version_values
       FROM (SELECT svc_id, ingest_seq, property_keys, property_values FROM profile_versions WHERE app_id = ${appId} ORDER BY ingest_seq) GROUP BY svc_id`;
     // The columns named: on shards, 18.16 answers `SELECT *` of this join with "Duplicate column svc_id in block".

@@ -13,7 +13,7 @@ import { literal } from './sql-text.js';
  * whole through a Distributed table of the name. Statements that write them name them through
  * `TableNames`: as they are on one server, or each shard's own.
  */
-export type ShardedTable = 'events' | 'user_days' | 'user_firsts';
+export type ShardedTable = 'events' | 'user_days' | 'user_firsts' | 'user_summaries';
 export type TableNames = (table: ShardedTable) => string;
 export const SAME_NAMES: TableNames = (table) => table;
 export const LOCAL_NAMES: TableNames = (table) => `${table}_local`;
@@ -98,11 +98,43 @@ export const userActivityTables = (t: TableNames): readonly string[] => [
   `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t)}`,
 ];
 
+/** ingest_seq of no event: `first_paid` of users who never paid, `start_seq` of users without a version. */
+export const NEVER_PAID = 'toInt64(9223372036854775807)';
+
+/**
+ * What the views insert for a block of events into `user_summaries`: per user the first event
+ * with an app_version (`start_seq`, its version) and the first with a revenue. No Nullable
+ * arguments: a state of them would drop the Nullable and answer '' for none.
+ */
+export const userSummariesOf = (t: TableNames, where = '') =>
+  `SELECT app_id, ifNull(svc_id, 0) AS svc_id, minState(if(app_version IS NULL, ${NEVER_PAID}, ingest_seq)) AS start_seq,
+     argMinState(ifNull(app_version, ''), if(app_version IS NULL, ${NEVER_PAID}, ingest_seq)) AS start_version, minState(if(revenue IS NOT NULL, ingest_seq, ${NEVER_PAID})) AS first_paid
+   FROM ${t('events')} WHERE svc_id != 0${where} GROUP BY app_id, svc_id`;
+
+/**
+ * Migration 6 (user-activity.ts): what the user's built-in `start_version` and `paying` need of
+ * its whole history, kept as segments load, and the events stored before it.
+ */
+export const userSummaryTables = (t: TableNames): readonly string[] => [
+  `CREATE TABLE IF NOT EXISTS ${t('user_summaries')} (app_id Int32, svc_id Int64, start_seq AggregateFunction(min, Int64), start_version AggregateFunction(argMin, String, Int64), first_paid AggregateFunction(min, Int64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, svc_id)`,
+  `CREATE MATERIALIZED VIEW IF NOT EXISTS user_summaries_feed TO ${t('user_summaries')} AS ${userSummariesOf(t)}`,
+  `INSERT INTO ${t('user_summaries')} ${userSummariesOf(t)}`,
+];
+
 
 /** A SELECT of `svc_id` of the cohort's current members. */
 export function currentCohortMembers(appId: number, cohortId: string, literal: (value: string) => string): string {
   return `SELECT svc_id FROM (SELECT svc_id, argMax(member, version) AS member FROM cohort_members WHERE app_id = ${Math.trunc(appId)} AND cohort_id = ${literal(cohortId)} GROUP BY svc_id) WHERE member = 1`;
 }
+
+/**
+ * A SELECT of the project's users (`uid`, or those `ofUsers` holds: a condition on `svc_id`) as
+ * `user_summaries` keeps them: `first_version`, and `first_paid` (NEVER_PAID for none). Aliases
+ * other than the columns: 18.16 resolves an alias inside its own expression.
+ */
+export const currentUserSummaries = (appId: number, ofUsers = 'svc_id != 0') =>
+  `SELECT svc_id AS uid, if(minMerge(start_seq) = ${NEVER_PAID}, NULL, argMinMerge(start_version)) AS first_version, minMerge(first_paid) AS first_paid_seq
+   FROM user_summaries WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers} GROUP BY uid`;
 
 /**
  * A SELECT of `from_svc, to_svc` of the project's current user mappings (`to_svc` in a tuple:

@@ -4,8 +4,10 @@
 // - `user_days`: per project, user and UTC day, the hours of that day and the next with an
 //   event and with an active event, as 48-bit masks (groupBitOr), so that each local day lies
 //   whole in one row: the row of the UTC day it starts in;
-// - `user_firsts`: per project and user, the time of the first event (min).
-// Both aggregates are idempotent (a row fed twice changes nothing), so a backfill racing the
+// - `user_firsts`: per project and user, the time of the first event (min);
+// - `user_summaries` (migration 6): per project and user, the first app_version and the first
+//   revenue event's ingest_seq, for the built-in `start_version` and `paying` (dialect.ts).
+// The aggregates are idempotent (a row fed twice changes nothing), so a backfill racing the
 // views is harmless. What the views do not see is rows changing: the engine mirrors merges
 // (`repoint`), deletions (`remove`) and a torn load's removal (`rebuild`) here.
 //
@@ -17,7 +19,7 @@ import { bucketPieces, pieceAt } from '../../model/time.js';
 import type { ClickHouseEvents } from './events.js';
 import { mutate } from './statements.js';
 import { integers } from './sql-text.js';
-import { userDaysOf, userFirstsOf } from './tables.js';
+import { userDaysOf, userFirstsOf, userSummariesOf } from './tables.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -26,7 +28,7 @@ const MAX_RANGE_HOURS = 24 * 370;
 /** The ids of users counted as 32-bit integers below this (exact, and twice as fast to count distinct). */
 const UINT32_IDS = 2 ** 32;
 
-const TABLES = ['user_days', 'user_firsts'] as const;
+const TABLES = ['user_days', 'user_firsts', 'user_summaries'] as const;
 
 /** A local day of the range: the hours it spans in the 48-hour window of the `user_days` row of its first hour's UTC day. */
 interface DayInRow {
@@ -124,6 +126,7 @@ export class UserActivity {
     // On each shard, where the merged users' rows are (shards.ts).
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} SELECT app_id, day, ${moved}, active_hours, all_hours FROM ${t('user_days')} WHERE svc_id IN (${fromList})`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} SELECT app_id, ${moved}, first_time FROM ${t('user_firsts')} WHERE svc_id IN (${fromList})`);
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_summaries')} SELECT app_id, ${moved}, start_seq, start_version, first_paid FROM ${t('user_summaries')} WHERE svc_id IN (${fromList})`);
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE svc_id IN (${fromList})`, this.mutationTimeLimitMs);
   }
 
@@ -139,5 +142,6 @@ export class UserActivity {
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE ${projects}`, this.mutationTimeLimitMs);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} ${userDaysOf(t, ` AND ${projects}`)}`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t, ` AND ${projects}`)}`);
+    await this.store.onEveryShard((t) => `INSERT INTO ${t('user_summaries')} ${userSummariesOf(t, ` AND ${projects}`)}`);
   }
 }

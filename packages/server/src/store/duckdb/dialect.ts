@@ -303,6 +303,10 @@ export class DuckDbDialect implements Dialect {
     return `SELECT CAST(properties AS VARCHAR) AS properties FROM profiles WHERE app_id = ${appId} AND svc_id = ${svcId}`;
   }
 
+  userSummaries(appId: number, ofUsers: string): string {
+    return `SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers}`;
+  }
+
   jsonText(column: string): string {
     return `CAST(${column} AS VARCHAR)`;
   }

@@ -31,8 +31,8 @@ SELECT "insert_id", "adid", "app_id", "city", "time", "country", "device_brand",
     ORDER BY time DESC, ingest_seq DESC LIMIT 50 OFFSET 100;
 
 -- a merged svc_id of a mapped user, latest first, from 100 (10/11)
-SELECT svc_id, argMax(app_version, CASE WHEN app_version IS NOT NULL THEN -ingest_seq END) AS start_version, min(CASE WHEN revenue IS NOT NULL THEN ingest_seq END) AS first_paid
-     FROM events WHERE app_id = 7 AND svc_id IN (11, 13) GROUP BY svc_id;
+SELECT uid AS svc_id, first_version AS start_version, nullIf(first_paid_seq, toInt64(9223372036854775807)) AS first_paid FROM (SELECT svc_id AS uid, if(minMerge(start_seq) = toInt64(9223372036854775807), NULL, argMinMerge(start_version)) AS first_version, minMerge(first_paid) AS first_paid_seq
+   FROM user_summaries WHERE app_id = 7 AND svc_id IN (11, 13) GROUP BY uid);
 
 -- a merged svc_id of a mapped user, latest first, from 100 (11/11)
 SELECT svc_id, ingest_seq, properties AS properties FROM profile_versions WHERE app_id = 7 AND svc_id IN (11, 13) AND ingest_seq <= 5

@@ -31,8 +31,7 @@ SELECT "insert_id", "adid", "app_id", "city", "time", "country", "device_brand",
     ORDER BY time DESC, ingest_seq DESC LIMIT 50 OFFSET 100;
 
 -- a merged svc_id of a mapped user, latest first, from 100 (10/11)
-SELECT svc_id, arg_max(app_version, CASE WHEN app_version IS NOT NULL THEN -ingest_seq END) AS start_version, min(CASE WHEN revenue IS NOT NULL THEN ingest_seq END) AS first_paid
-     FROM events WHERE app_id = 7 AND svc_id IN (11, 13) GROUP BY svc_id;
+SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = 7 AND svc_id IN (11, 13);
 
 -- a merged svc_id of a mapped user, latest first, from 100 (11/11)
 SELECT svc_id, ingest_seq, CAST(properties AS VARCHAR) AS properties FROM profile_versions WHERE app_id = 7 AND svc_id IN (11, 13) AND ingest_seq <= 5
