@@ -145,12 +145,18 @@ function allowedOrigin(policy: CorsPolicy, origin: string, configured: readonly 
 /** A matcher of concrete paths for a spec path template. */
 const templatePattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
 
+/** Sockets answered by answerClientError: Node may report the same request again before they close. */
+const answeredClientErrors = new WeakSet<Socket>();
+/** How long an answered socket may stay open for the client to read the answer and close. */
+const CLIENT_ERROR_LINGER_MS = 2_000;
+
 /**
  * Requests Node refuses before any route sees them, answered with the service-wide error body
  * (the specs document 431 on every operation).
  */
 function answerClientError(failure: NodeJS.ErrnoException, socket: Socket): void {
-  if (failure.code === 'ECONNRESET' || socket.destroyed) return;
+  if (failure.code === 'ECONNRESET' || socket.destroyed || answeredClientErrors.has(socket)) return;
+  if (!socket.writable) return void socket.destroy(failure);
   const [status, message] =
     failure.code === 'HPE_HEADER_OVERFLOW'
       ? [431, 'Request header fields too large: the request line and headers may take at most 16 KiB']
@@ -159,8 +165,12 @@ function answerClientError(failure: NodeJS.ErrnoException, socket: Socket): void
         : [400, 'Bad request: not a valid HTTP request'];
   const requestId = randomUUID();
   const body = JSON.stringify({ code: status, error: message, request_id: requestId });
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
-  socket.destroy(failure);
+  answeredClientErrors.add(socket);
+  // Ended, not destroyed: a socket closed while the client's bytes still arrive is reset, and
+  // the reset can drop the answer before the client reads it (seen under load with a body
+  // dripping in). The client closes once it has the answer; one that does not is cut off.
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
