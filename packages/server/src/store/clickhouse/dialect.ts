@@ -17,8 +17,8 @@
 // DateTime in UTC; DateTime is seconds since 1970 in 32 bits, so instants before 1970 or after
 // 2106 do not bucket correctly.
 // The user's state at event time, without window functions or ASOF JOIN: one join (`h`) of a
-// row per user: `start_version` (argMin skips NULLs: the first version seen) and the
-// `ingest_seq` of the first revenue event (`paying` from then on), and the user's profile
+// row per user: `start_version` (the first version seen) and the `ingest_seq` of the first
+// revenue event (`paying` from then on), both kept at load (`user_summaries`), and the profile
 // versions as two sorted arrays, the event's version being the last at or before its
 // `ingest_seq` (custom `gp:` properties; the event's own user properties win, as on DuckDB).
 // Cohort conditions read the engine's `cohort_members`; user mappings its `user_mappings`
