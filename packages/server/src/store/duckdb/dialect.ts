@@ -3,6 +3,7 @@ import { type CohortCondition, type Condition, type EventScan, type EventSelecto
 import type { Interval } from '../../model/time.js';
 import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
 import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
+import { userSummariesSql } from './user-summaries.js';
 
 /** A string literal; a NUL, which ends DuckDB's literal, is written as chr(0). */
 const string = (value: string) => `'${value.replace(/'/g, "''").replace(/\0/g, "' || chr(0) || '")}'`;
@@ -25,7 +26,7 @@ const BUILT_IN_COLUMNS: Record<string, string> = {
   device_type: "nullif(concat_ws(' ', e.device_brand, e.device_model), '')",
   // Set in the profile (the Identify API's fields), they win over those of the user's events.
   start_version: `coalesce(json_extract_string(v.properties, '/start_version'), h.start_version)`,
-  paying: `coalesce(json_extract_string(v.properties, '/paying'), CASE WHEN h.first_paid_seq <= e.ingest_seq THEN 'true' ELSE 'false' END)`,
+  paying: `coalesce(json_extract_string(v.properties, '/paying'), CASE WHEN h.first_paid <= e.ingest_seq THEN 'true' ELSE 'false' END)`,
 };
 /** Built-ins that need the user's history before the event and profile (the `h` and `v` relations). */
 const HISTORY = new Set(['start_version', 'paying']);
@@ -304,7 +305,7 @@ export class DuckDbDialect implements Dialect {
   }
 
   userSummaries(appId: number, ofUsers: string): string {
-    return `SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers}`;
+    return userSummariesSql(appId, ofUsers);
   }
 
   jsonText(column: string): string {
@@ -347,7 +348,7 @@ export class DuckDbDialect implements Dialect {
     ];
     // Each user's first versioned and first revenue event, kept at load (user-summaries.ts).
     const history = needsHistory
-      ? ` JOIN (SELECT svc_id, start_version, first_paid_seq FROM user_summaries WHERE app_id = ${scan.appId}) h ON h.svc_id = e.svc_id`
+      ? ` JOIN (${userSummariesSql(scan.appId)}) h ON h.svc_id = e.svc_id`
       : '';
     const profile = needsProfile ? ' ASOF LEFT JOIN profile_versions v ON v.app_id = e.app_id AND v.svc_id = e.svc_id AND e.ingest_seq >= v.ingest_seq' : '';
     // A mapped user's first event is the first of its own and its global user's.

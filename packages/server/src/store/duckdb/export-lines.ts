@@ -9,6 +9,7 @@ import { EXPORT_FIELDS, type ExportSource } from '../export-lines.js';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import { EXPORT_ORDER, type ExportSqlWords, quoted, rangeCondition } from '../exported-events.js';
 import { AT_EVENT } from '../user-at-event.js';
+import { userSummariesSql } from './user-summaries.js';
 
 /** DuckDB's words for the statements of the hours. */
 export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
@@ -84,6 +85,6 @@ export function exportLinesSql(appId: number, fromMs: number, toMs: number): str
     FROM (SELECT * FROM events WHERE ${range}) e
     LEFT JOIN (SELECT r.ingest_seq AS seq, v.properties FROM (SELECT svc_id, ingest_seq FROM events WHERE ${range} AND svc_id IN (SELECT svc_id FROM v)) r
       ASOF JOIN v ON v.svc_id = r.svc_id AND r.ingest_seq >= v.ingest_seq) p ON p.seq = e.ingest_seq
-    LEFT JOIN (SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = ${Math.trunc(appId)}) h ON h.svc_id = e.svc_id
+    LEFT JOIN (${userSummariesSql(appId)}) h ON h.svc_id = e.svc_id
   ) ${EXPORT_ORDER}`;
 }

@@ -7,6 +7,10 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { rowsOf } from './results.js';
 
+/** A SELECT of `svc_id, start_version, first_paid` (ingest_seq, null for none) of the project's users that `ofUsers` holds. */
+export const userSummariesSql = (appId: number, ofUsers = 'true') =>
+  `SELECT svc_id, start_version, first_paid_seq AS first_paid FROM user_summaries WHERE app_id = ${Math.trunc(appId)} AND ${ofUsers}`;
+
 /** Rows of `source` (app_id, svc_id, start_seq, start_version, first_paid_seq) merged in: the earlier of each. */
 const upsert = (source: string) => `INSERT INTO user_summaries ${source}
   ON CONFLICT (app_id, svc_id) DO UPDATE SET
