@@ -9,9 +9,10 @@
 // ArrayBuffers outside the heap (the file's bytes, encoded rows), the load's time and the CPU
 // time of the loader (this process) and of ClickHouse during it, then their medians. Needs a build of the server (`cd packages/server && npx tsc -p
 // tsconfig.build.json`); `--dist` points at another build, `--chunk-lines` sets the
-// engine's load chunk (builds without one ignore it).
+// engine's load chunk (builds without one ignore it); `--zones N` records the first N of
+// ZONES as built before the load, so that it writes their local days (local-days.ts).
 //
-//   node --expose-gc scripts/bench/engines/segment-memory.mjs [--events 110000] [--runs 3] [--chunk-lines N] [--dist packages/server/dist]
+//   node --expose-gc scripts/bench/engines/segment-memory.mjs [--events 110000] [--runs 3] [--chunk-lines N] [--zones N] [--dist packages/server/dist]
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,6 +26,7 @@ const { values: options } = parseArgs({
     events: { type: 'string', default: '110000' },
     runs: { type: 'string', default: '3' },
     'chunk-lines': { type: 'string' },
+    zones: { type: 'string', default: '0' },
     dist: { type: 'string', default: join(import.meta.dirname, '../../../packages/server/dist') },
   },
 });
@@ -38,6 +40,7 @@ const APP = 1;
 const START = Date.UTC(2026, 9, 1);
 const EMPTY = Object.fromEntries(Object.keys(EVENT_COLUMNS).map((name) => [name, null]));
 const USERS = 20_000;
+const ZONES = ['UTC', 'America/New_York', 'Asia/Kolkata'];
 
 function event(index) {
   const user = (index * 104729) % USERS;
@@ -87,6 +90,10 @@ try {
   for (let run = 0; run < Number(options.runs); run++) {
     const session = await memorySession();
     const engine = await ClickHouseEngine.open({ url: clickhouse.url, database: `segment_memory_${run}`, loadChunkLines: options['chunk-lines'] && Number(options['chunk-lines']) }, session);
+    for (const zone of ZONES.slice(0, Number(options.zones))) {
+      const answer = await fetch(`${clickhouse.url}/?database=segment_memory_${run}`, { method: 'POST', body: `INSERT INTO local_day_zones VALUES (${APP}, '${zone}')` });
+      if (!answer.ok) throw new Error(await answer.text());
+    }
     globalThis.gc();
     const before = process.memoryUsage();
     let peakHeap = before.heapUsed;

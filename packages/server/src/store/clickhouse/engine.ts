@@ -35,6 +35,7 @@ import type { TimelineCounts, TimelineCountsQuery } from '../timelines/counts.js
 import type { TimelineFunnelQuery } from '../timelines/funnel.js';
 import type { FunnelGroup } from '../../model/funnel-times.js';
 import { UserActivity } from './user-activity.js';
+import { LoadedActivity, LocalDays } from './local-days.js';
 import { streamedFunnel } from './user-timelines.js';
 import { revertTornMerges } from './torn-merges.js';
 
@@ -76,6 +77,8 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
   private readonly reporting: ReportingRows;
   /** Users' active hours and first events, kept as events load (user-activity.ts). */
   private readonly activity: UserActivity;
+  /** Users per local day of the zones questions were asked in, kept as events load (local-days.ts). */
+  private readonly localDays: LocalDays;
 
   private constructor(
     private readonly store: ClickHouseEvents,
@@ -90,11 +93,13 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     private readonly loadChunkLines: number,
     private readonly insertIdWindowMs: number,
     private readonly mutationTimeLimitMs: number,
+    log: (message: string) => void,
   ) {
     super();
     this.entities = new SharedEntities(sql);
     this.reporting = new ReportingRows(store, mutationTimeLimitMs);
-    this.activity = new UserActivity(store, mutationTimeLimitMs);
+    this.localDays = new LocalDays(store, (appId, work) => this.serial(() => this.loadLock.hold({ appIds: [appId] }, work)), mutationTimeLimitMs, log);
+    this.activity = new UserActivity(store, mutationTimeLimitMs, this.localDays);
     this.clocks = new EngineClocks(sql);
   }
 
@@ -107,7 +112,7 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     // Under the setup lock: processes opening at once would both run a migration step (a
     // second ADD COLUMN fails), and a mapping another process writes right now is not reconciled.
     const engine = await loadLock.hold({ appIds: [], setup: true }, async () => {
-      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS, options.mutationTimeLimitMs ?? MUTATION_TIME_LIMIT_MS);
+      const engine = new ClickHouseEngine(await ClickHouseEvents.open(options), sql, new Identities(1), new Set(), loadLock, journalId, options.loadChunkLines ?? LOAD_CHUNK_LINES, options.insertIdWindowMs ?? DEFAULT_INSERT_ID_WINDOW_MS, options.mutationTimeLimitMs ?? MUTATION_TIME_LIMIT_MS, options.log ?? ((message) => console.error(message)));
       await engine.readIdentities();
       await engine.reporting.reconcileUserMappings(await engine.entities.allUserMappings());
       return engine;
@@ -296,7 +301,10 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
       }
       await this.activity.repoint(merges.map((m) => m.from), merges.map((m) => m.to));
     }
-    await this.store.insertRows(segmentRows(lines, plan, eventCount, this.loadChunkLines, name));
+    const zones = await this.localDays.zones(appId);
+    const loaded = zones.length > 0 ? new LoadedActivity(eventCount) : undefined;
+    await this.store.insertRows(segmentRows(lines, plan, eventCount, this.loadChunkLines, name, loaded && ((svcId, time, eventType) => loaded.add(svcId, time, eventType))));
+    if (loaded) await this.localDays.record(appId, zones, loaded);
     await this.insert('loaded_segments', [{ name, app_id: appId, last_ingest_seq: version, loaded_at: Date.now() }]);
     this.torn.delete(name);
     batch.commit();
@@ -356,8 +364,9 @@ export class ClickHouseEngine extends SharedEntityEngine implements Engine, User
     return this.activity.counts(query);
   }
 
+  /** The local days of zones asked in, built in the background (local-days.ts). */
   timelinesBuilt(): Promise<void> {
-    return Promise.resolve();
+    return this.localDays.builds();
   }
 
   /** No materialized columns: the dialect reads the properties' arrays. */

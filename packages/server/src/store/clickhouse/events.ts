@@ -21,7 +21,7 @@ import { Replicas } from './replicas.js';
 import { migrate } from './schema.js';
 import { ShardStore } from './shard-store.js';
 import { checkCluster, isSplit, shardOf } from './shards.js';
-import { engineTables, LOAD_OWNERSHIP_TABLES, LOCAL_NAMES, reportingTables, SAME_NAMES, type TableNames, userActivityTables, userSummaryTables } from './tables.js';
+import { engineTables, LOAD_OWNERSHIP_TABLES, LOCAL_NAMES, localDayTables, reportingTables, SAME_NAMES, type TableNames, userActivityTables, userSummaryTables } from './tables.js';
 
 /** An event as inserted: identities resolved (`svc_id`) and its place in ingestion order. */
 export type ResolvedEvent = StoredEvent & { svc_id: number | null; ingest_seq: number };
@@ -81,7 +81,7 @@ const eventsTable = (t: TableNames) => `CREATE TABLE IF NOT EXISTS ${t('events')
  * (`IF NOT EXISTS`, an added column skipped when it exists, aggregate rows that may come twice),
  * since ClickHouse has no transactions: a step cut short by a crash runs again whole.
  */
-export const migrations = (t: TableNames): readonly (readonly string[])[] => [[eventsTable(t)], engineTables(t), reportingTables(t), LOAD_OWNERSHIP_TABLES, userActivityTables(t), userSummaryTables(t)];
+export const migrations = (t: TableNames): readonly (readonly string[])[] => [[eventsTable(t)], engineTables(t), reportingTables(t), LOAD_OWNERSHIP_TABLES, userActivityTables(t), userSummaryTables(t), localDayTables(t)];
 
 export interface ClickHouseOptions {
   /** The server's HTTP URL, e.g. `http://127.0.0.1:8123`. */

@@ -64,6 +64,8 @@ const COLUMNS: readonly Column[] = (() => {
 })();
 
 const QUOTE = 0x22;
+const TIME = fieldIndex('time');
+const EVENT_TYPE = fieldIndex('event_type');
 const OPEN_BRACE = 0x7b;
 
 /** Writes the rows of one segment's lines (its name in each). */
@@ -93,6 +95,16 @@ export class LineRowWriter {
         writer.int64(value!);
       } else if (present(writer, column, fields.isNull(field))) this.writeField(writer, bytes, kind, field);
     }
+  }
+
+  /** The time of the line written last. */
+  time(): number {
+    return this.fields.number(TIME)!;
+  }
+
+  /** The event type of the line written last. */
+  eventType(): string {
+    return this.fields.string(EVENT_TYPE)!;
   }
 
   private writeField(writer: RowBinaryWriter, bytes: Buffer, kind: Kind, field: number): void {

@@ -180,8 +180,11 @@ export function resolvedEvent(line: JournalLine, plan: SegmentPlan, index: numbe
  */
 const ROW_BYTES_PER_LINE_BYTE = 1.25;
 
+/** Told of each row as it is encoded: its user, time and event type. */
+export type RowSeen = (svcId: number | null, time: number, eventType: string) => void;
+
 /** The segment's events as the rows of one insert, their lines' bytes encoded a chunk of lines at a time. */
-export function segmentRows(lines: SegmentLines, plan: SegmentPlan, eventCount: number, chunkLines: number, segment: string): EventRows {
+export function segmentRows(lines: SegmentLines, plan: SegmentPlan, eventCount: number, chunkLines: number, segment: string, onRow?: RowSeen): EventRows {
   const svcIdOf = (index: number) => (Number.isNaN(plan.svcIds[index]) ? null : plan.svcIds[index]!);
   const rows = new LineRowWriter(segment);
   async function* chunks() {
@@ -200,7 +203,10 @@ export function segmentRows(lines: SegmentLines, plan: SegmentPlan, eventCount: 
       let lineBytes = 0;
       for (const index of indexes) lineBytes += lines.end(index) - lines.start(index);
       const writer = new RowBinaryWriter(Math.ceil(lineBytes * ROW_BYTES_PER_LINE_BYTE));
-      for (const index of indexes) rows.write(writer, lines.bytes, lines.start(index), lines.end(index), svcIdOf(index), plan.ingestSeqs[index]!);
+      for (const index of indexes) {
+        rows.write(writer, lines.bytes, lines.start(index), lines.end(index), svcIdOf(index), plan.ingestSeqs[index]!);
+        onRow?.(svcIdOf(index), rows.time(), rows.eventType());
+      }
       return writer.bytes();
     },
   };

@@ -1,5 +1,5 @@
 // Shards: more than one ClickHouse server's worth of events. The events and what is kept of
-// them per user (`user_days`, `user_firsts`, `user_summaries`) are split across the shards by `svc_id`, each
+// them per user (`user_days`, `user_firsts`, `user_summaries`, `user_local_days`) are split across the shards by `svc_id`, each
 // shard's in `<table>_local` (replicated among the shard's replicas), and read whole through a
 // Distributed table of the plain name over the operator's cluster (`remote_servers`), which
 // lists the shards in the order the server is given them. Every other table lives on the first
@@ -15,7 +15,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { literal } from './sql-text.js';
 import { LOCAL_NAMES, type ShardedTable } from './tables.js';
 
-const SHARDED: readonly ShardedTable[] = ['events', 'user_days', 'user_firsts', 'user_summaries'];
+const SHARDED: readonly ShardedTable[] = ['events', 'user_days', 'user_firsts', 'user_summaries', 'user_local_days'];
 const LOCAL_TABLES = new Map(SHARDED.map((table) => [LOCAL_NAMES(table), table]));
 
 /** Whether the table is one of those split across shards. */

@@ -13,7 +13,7 @@ import { literal } from './sql-text.js';
  * whole through a Distributed table of the name. Statements that write them name them through
  * `TableNames`: as they are on one server, or each shard's own.
  */
-export type ShardedTable = 'events' | 'user_days' | 'user_firsts' | 'user_summaries';
+export type ShardedTable = 'events' | 'user_days' | 'user_firsts' | 'user_summaries' | 'user_local_days';
 export type TableNames = (table: ShardedTable) => string;
 export const SAME_NAMES: TableNames = (table) => table;
 export const LOCAL_NAMES: TableNames = (table) => `${table}_local`;
@@ -74,7 +74,8 @@ const UTC_DAY = `toInt32(if(time < 0, intDiv(time + 1, ${ACTIVITY_DAY_MS}) - 1, 
  * UTC day it starts in. `(…) AS alias` inside the expression: 18.16's views take no subquery.
  */
 const PLACES = `arrayJoin([tuple(${UTC_DAY} AS utc_day, bitShiftLeft(toUInt64(1), toUInt8(intDiv(time - utc_day * ${ACTIVITY_DAY_MS}, ${ACTIVITY_HOUR_MS}))) AS hour_bit), tuple(utc_day - 1, bitShiftLeft(hour_bit, 24))])`;
-const ACTIVE = `event_type NOT IN (${INACTIVE_EVENT_TYPES.map(literal).join(', ')})`;
+/** Whether an event is active (INACTIVE_EVENT_TYPES), in SQL. */
+export const ACTIVE_EVENT_SQL = `event_type NOT IN (${INACTIVE_EVENT_TYPES.map(literal).join(', ')})`;
 
 /**
  * What the views insert for a block of events (and a rebuild for some projects' events).
@@ -83,7 +84,7 @@ const ACTIVE = `event_type NOT IN (${INACTIVE_EVENT_TYPES.map(literal).join(', '
  */
 export const userDaysOf = (t: TableNames, where = '') =>
   `SELECT app_id, toInt32(tupleElement(${PLACES} AS place, 1)) AS day, ifNull(svc_id, 0) AS svc_id,
-     groupBitOrState(if(${ACTIVE}, tupleElement(place, 2), toUInt64(0))) AS active_hours, groupBitOrState(tupleElement(place, 2)) AS all_hours
+     groupBitOrState(if(${ACTIVE_EVENT_SQL}, tupleElement(place, 2), toUInt64(0))) AS active_hours, groupBitOrState(tupleElement(place, 2)) AS all_hours
    FROM ${t('events')} WHERE svc_id != 0${where} GROUP BY app_id, day, svc_id`;
 export const userFirstsOf = (t: TableNames, where = '') =>
   `SELECT app_id, ifNull(svc_id, 0) AS svc_id, minState(time) AS first_time FROM ${t('events')} WHERE svc_id != 0${where} GROUP BY app_id, svc_id`;
@@ -119,6 +120,15 @@ export const userSummaryTables = (t: TableNames): readonly string[] => [
   `CREATE TABLE IF NOT EXISTS ${t('user_summaries')} (app_id Int32, svc_id Int64, start_seq AggregateFunction(min, Int64), start_version AggregateFunction(argMin, String, Int64), first_paid AggregateFunction(min, Int64)) ENGINE = AggregatingMergeTree() ORDER BY (app_id, svc_id)`,
   `CREATE MATERIALIZED VIEW IF NOT EXISTS user_summaries_feed TO ${t('user_summaries')} AS ${userSummariesOf(t)}`,
   `INSERT INTO ${t('user_summaries')} ${userSummariesOf(t)}`,
+];
+
+/**
+ * Migration 7 (local-days.ts): a row per project, time zone, kind (any event, an active event),
+ * local day and user, each written once, and the zones whose rows are built.
+ */
+export const localDayTables = (t: TableNames): readonly string[] => [
+  `CREATE TABLE IF NOT EXISTS ${t('user_local_days')} (app_id Int32, zone String, kind UInt8, day Int32, svc_id Int64) ENGINE = MergeTree() ORDER BY (app_id, zone, kind, day, svc_id)`,
+  'CREATE TABLE IF NOT EXISTS local_day_zones (app_id Int32, zone String) ENGINE = MergeTree() ORDER BY (app_id, zone)',
 ];
 
 

@@ -11,6 +11,8 @@
 // views is harmless. What the views do not see is rows changing: the engine mirrors merges
 // (`repoint`), deletions (`remove`) and a torn load's removal (`rebuild`) here.
 //
+// Active users (and users with any event) of a zone whose local days are built are counted
+// from `user_local_days` (local-days.ts); until then, and for new users, from these tables.
 // Any bucketing by local days whose boundaries fall on whole UTC hours (every zone with
 // whole-hour offsets, daylight saving included) is answered; other zones, other measures and
 // filtered questions are answered by scanning the events (counts.ts's SQL).
@@ -20,6 +22,7 @@ import type { ClickHouseEvents } from './events.js';
 import { mutate } from './statements.js';
 import { integers } from './sql-text.js';
 import { userDaysOf, userFirstsOf, userSummariesOf } from './tables.js';
+import type { LocalDays } from './local-days.js';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -28,7 +31,7 @@ const MAX_RANGE_HOURS = 24 * 370;
 /** The ids of users counted as 32-bit integers below this (exact, and twice as fast to count distinct). */
 const UINT32_IDS = 2 ** 32;
 
-const TABLES = ['user_days', 'user_firsts', 'user_summaries'] as const;
+const TABLES = ['user_days', 'user_firsts', 'user_summaries', 'user_local_days'] as const;
 
 /** A local day of the range: the hours it spans in the 48-hour window of the `user_days` row of its first hour's UTC day. */
 interface DayInRow {
@@ -67,6 +70,7 @@ export class UserActivity {
   constructor(
     private readonly store: ClickHouseEvents,
     private readonly mutationTimeLimitMs: number,
+    private readonly localDays: LocalDays,
   ) {}
 
   /**
@@ -76,6 +80,8 @@ export class UserActivity {
   async counts(query: TimelineCountsQuery): Promise<TimelineCounts | undefined> {
     const eventType = query.firstEventsOnly ? '_all' : query.eventType;
     if (query.measure !== 'uniques' || (eventType !== '_active' && eventType !== '_all')) return undefined;
+    const counted = await this.localDays.counts(query);
+    if (counted) return counted;
     const days = daysInRows(query);
     if (!days) return undefined;
     const appId = Math.trunc(query.appId);
@@ -127,6 +133,7 @@ export class UserActivity {
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} SELECT app_id, day, ${moved}, active_hours, all_hours FROM ${t('user_days')} WHERE svc_id IN (${fromList})`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} SELECT app_id, ${moved}, first_time FROM ${t('user_firsts')} WHERE svc_id IN (${fromList})`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_summaries')} SELECT app_id, ${moved}, start_seq, start_version, first_paid FROM ${t('user_summaries')} WHERE svc_id IN (${fromList})`);
+    await this.localDays.repoint(from, to);
     for (const table of TABLES) await mutate(this.store, table, `DELETE WHERE svc_id IN (${fromList})`, this.mutationTimeLimitMs);
   }
 
@@ -143,5 +150,6 @@ export class UserActivity {
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_days')} ${userDaysOf(t, ` AND ${projects}`)}`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_firsts')} ${userFirstsOf(t, ` AND ${projects}`)}`);
     await this.store.onEveryShard((t) => `INSERT INTO ${t('user_summaries')} ${userSummariesOf(t, ` AND ${projects}`)}`);
+    await this.localDays.refill(appIds);
   }
 }

@@ -1,8 +1,9 @@
-// Active and new users on ClickHouse from the activity kept at load (user-activity.ts) equal
-// DuckDB's answers by SQL over the events, in zones of whole-hour offsets (daylight saving
-// included) per day, week and month; a half-hour zone is left to the SQL. They stay equal
-// after anonymous users merge into users known from an earlier segment, after that segment's
-// load is cut short, removed and loaded again, and after a deletion job.
+// Active and new users on ClickHouse from the activity kept at load equal DuckDB's answers by
+// SQL over the events, per day, week and month: first from `user_days` (user-activity.ts) in
+// zones of whole-hour offsets (daylight saving included), while the local days of each zone
+// asked in are built (local-days.ts); then from those, in every zone (a half-hour one too). They
+// stay equal after anonymous users merge into users known from an earlier segment, after that
+// segment's load is cut short, removed and loaded again, and after a deletion job.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -19,7 +20,7 @@ const START = Date.UTC(2026, 1, 20);
 const DAY = 86_400_000;
 const DATABASE = 'activity';
 // New York changes to summer time on Mar 8; London on Mar 29, when the UTC day holds the starts
-// of two local days; Kolkata is 5:30 ahead of UTC.
+// of two local days; Kolkata is 5:30 ahead of UTC, its days are not kept in `user_days`.
 const KEPT_ZONES = ['UTC', 'America/New_York', 'Europe/London', 'Asia/Tokyo'];
 const HALF_HOUR_ZONE = 'Asia/Kolkata';
 
@@ -60,6 +61,13 @@ async function bothAnswers(timeZone: string, metric: 'active' | 'new', interval:
   return { expected: await userCounts(reference, query), actual: await userCounts(onClickHouse, query), kept };
 }
 
+/** Users with any event per bucket, as the engines' timelineCounts answer them (ClickHouse's from the local days once built). */
+async function anyEventUsers(timeZone: string, interval: 'day' | 'week' | 'month') {
+  const query = { appId: APP, timeZone, range: reportRange(timeZone, '20260220', '20260331'), interval, eventType: '_all', measure: 'uniques' as const, firstEventsOnly: false };
+  await pair.duck.timelinesBuilt();
+  return { expected: await pair.duck.timelineCounts(query), actual: await pair.ch.timelineCounts(query) };
+}
+
 async function expectAgreement(): Promise<void> {
   for (const timeZone of KEPT_ZONES) {
     for (const metric of ['active', 'new'] as const) {
@@ -73,6 +81,15 @@ async function expectAgreement(): Promise<void> {
   }
 }
 
+/** Builds the local days of the zones asked in, then takes `user_days` away: answers of active users come from the local days alone. */
+async function onlyLocalDaysAfterBuilds(zones: readonly string[]): Promise<void> {
+  await pair.ch.timelinesBuilt();
+  const built = await pair.ch.query(`SELECT zone FROM local_day_zones WHERE app_id = ${APP} ORDER BY zone`);
+  expect(built.map((row) => row.zone)).toEqual([...zones].sort());
+  await pair.command(`ALTER TABLE user_days DELETE WHERE app_id = ${APP}`);
+  await pair.waitForMutations();
+}
+
 beforeAll(async () => {
   pair = await EnginePair.open(DATABASE);
 }, 60_000);
@@ -83,6 +100,12 @@ describe('active and new users from the activity kept at load', () => {
   test('equal the SQL over the events, before and after merges into users of an earlier segment', async () => {
     await loadBoth(0);
     await expectAgreement();
+    await onlyLocalDaysAfterBuilds(KEPT_ZONES);
+    await expectAgreement();
+    for (const interval of ['day', 'week', 'month'] as const) {
+      const { expected, actual } = await anyEventUsers('America/New_York', interval);
+      expect(actual, `users with any event per ${interval}`).toEqual(expected);
+    }
     await loadBoth(1);
     const merges = await pair.ch.query('SELECT count() AS n FROM svc_merges');
     expect(Number(merges[0]!.n), 'anonymous users merged').toBeGreaterThan(10);
@@ -100,10 +123,16 @@ describe('active and new users from the activity kept at load', () => {
     await expectAgreement();
   }, 300_000);
 
-  test('a zone whose days start on the half hour is answered by the SQL', async () => {
-    const { expected, actual, kept } = await bothAnswers(HALF_HOUR_ZONE, 'active', 'day');
-    expect(kept).toBe(false);
-    expect(actual).toEqual(expected);
+  test('a zone whose days start on the half hour is answered by the SQL, then from its local days', async () => {
+    const first = await bothAnswers(HALF_HOUR_ZONE, 'active', 'day');
+    expect(first.kept).toBe(false);
+    expect(first.actual).toEqual(first.expected);
+    await pair.ch.timelinesBuilt();
+    for (const interval of ['day', 'week', 'month'] as const) {
+      const { expected, actual, kept } = await bothAnswers(HALF_HOUR_ZONE, 'active', interval);
+      expect(kept, `active users per ${interval}`).toBe(true);
+      expect(actual, `active users per ${interval}`).toEqual(expected);
+    }
   }, 60_000);
 
   test('a deletion job takes the users out', async () => {
