@@ -21,17 +21,23 @@ export interface ExportSqlWords {
   textOf(column: string): string;
   /** The length in bytes of a text that may be NULL (0). */
   bytesOf(text: string): string;
+  /** A join of the events to `profile_bytes`, the length of their user's stored profile (as `svc_id`). */
+  profileBytesJoin(appId: number): string;
 }
 
 export const quoted = (column: string) => `"${column}"`;
 export const rangeCondition = (appId: number, fromMs: number, toMs: number) =>
   `app_id = ${Math.trunc(appId)} AND server_upload_time >= ${Math.trunc(fromMs)} AND server_upload_time < ${Math.trunc(toMs)}`;
 
-/** The hours of [fromMs, toMs) with events of the project: `hour`, `event_count`, `json_bytes`. */
+/**
+ * The hours of [fromMs, toMs) with events of the project: `hour`, `event_count`, `json_bytes`:
+ * the JSON columns' text and the user's properties a line carries, the user's profile as it is
+ * now (the one in force at an event is most often no larger: profiles grow).
+ */
 export function exportHoursSql(words: ExportSqlWords, appId: number, fromMs: number, toMs: number): string {
   const jsonBytes = EXPORT_JSON_COLUMNS.map((column) => words.bytesOf(words.textOf(quoted(column)))).join(' + ');
-  return `SELECT ${words.hourOf('server_upload_time')} AS hour, count(*) AS event_count, sum(${jsonBytes}) AS json_bytes
-    FROM events WHERE ${rangeCondition(appId, fromMs, toMs)} GROUP BY hour ORDER BY hour`;
+  return `SELECT ${words.hourOf('server_upload_time')} AS hour, count(*) AS event_count, sum(${jsonBytes} + coalesce(profile_bytes, 0)) AS json_bytes
+    FROM events ${words.profileBytesJoin(appId)} WHERE ${rangeCondition(appId, fromMs, toMs)} GROUP BY hour ORDER BY hour`;
 }
 
 /** The order of an export's lines: server upload time, then ingestion. */

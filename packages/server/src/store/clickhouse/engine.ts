@@ -67,6 +67,10 @@ const EXPORT_WORDS: ExportSqlWords = {
   hourOf: (column) => `intDiv(${column}, 3600000)`,
   textOf: (column) => column,
   bytesOf: (text) => `length(ifNull(${text}, ''))`,
+  // GLOBAL: with shards the profiles are on the first one only.
+  // The key as the events' (Nullable); aliases other than the columns: 18.16 resolves an alias inside its own expression.
+  profileBytesJoin: (appId) => `GLOBAL ANY LEFT JOIN (SELECT toNullable(uid) AS svc_id, bytes AS profile_bytes FROM (SELECT svc_id AS uid, length(argMax(properties, version)) AS bytes
+    FROM profiles WHERE app_id = ${Math.trunc(appId)} GROUP BY uid HAVING argMax(deleted, version) = 0)) USING (svc_id)`,
 };
 
 export class ClickHouseEngine extends SharedEntityEngine implements Engine, UserData, StreamedEvents, CohortMembers, ExportedEvents {

@@ -16,6 +16,7 @@ export const DUCKDB_EXPORT_WORDS: ExportSqlWords = {
   hourOf: (column) => `(${column} // 3600000)`,
   textOf: (column) => `CAST(${column} AS VARCHAR)`,
   bytesOf: (text) => `coalesce(strlen(${text}), 0)`,
+  profileBytesJoin: (appId) => `LEFT JOIN (SELECT svc_id, strlen(CAST(properties AS VARCHAR)) AS profile_bytes FROM profiles WHERE app_id = ${Math.trunc(appId)}) USING (svc_id)`,
 };
 
 /**
