@@ -24,6 +24,8 @@ interface Counter {
   lastSeen: number;
   /** When a request of this device or user was last refused (0: never). */
   refusedAt: number;
+  /** Events of the request being judged (0 between requests). */
+  inRequest: number;
 }
 
 const HOURS = 24;
@@ -67,20 +69,28 @@ export class Throttle {
   private static counter(counters: Map<string, Counter>, id: string): Counter {
     let counter = counters.get(id);
     if (!counter) {
-      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0, refusedAt: 0 };
+      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0, refusedAt: 0, inRequest: 0 };
       counters.set(id, counter);
     }
     return counter;
   }
 
-  /** Events per id of one kind in one request. */
-  private static tally(events: Identified[], kind: Kind): Map<string, number> {
-    const tally = new Map<string, number>();
+  /**
+   * The counters of the request's ids of one kind, in the order the ids first appear, each
+   * with its events of the request in `inRequest`: one lookup per event, no map per request.
+   */
+  private static touched(counters: Map<string, Counter>, events: Identified[], kind: Kind): { ids: string[]; found: Counter[] } {
+    const ids: string[] = [];
+    const found: Counter[] = [];
     for (const event of events) {
       const id = idOf(event, kind);
-      if (id) tally.set(id, (tally.get(id) ?? 0) + 1);
+      if (!id) continue;
+      const counter = Throttle.counter(counters, id);
+      if (counter.inRequest++ > 0) continue;
+      ids.push(id);
+      found.push(counter);
     }
-    return tally;
+    return { ids, found };
   }
 
   /**
@@ -89,7 +99,7 @@ export class Throttle {
    */
   admit(appId: number, events: Identified[], now: number): ThrottleVerdict | undefined {
     const counters = this.countersOf(appId);
-    const tallies = { device: Throttle.tally(events, 'device'), user: Throttle.tally(events, 'user') };
+    const touched = { device: Throttle.touched(counters.device, events, 'device'), user: Throttle.touched(counters.user, events, 'user') };
     const windowOldest = Math.floor(now / 1000) - this.limits.windowSeconds;
     const dayOldest = Math.floor(now / HOUR_MS) - HOURS;
     const over = { device: new Set<string>(), user: new Set<string>() };
@@ -102,12 +112,16 @@ export class Throttle {
       silenced_devices: [],
       silenced_events: [],
     };
-    // Looked up (or created, empty) once: the counting pass below reuses them in order.
-    const found: Counter[] = [];
+    // Every touched counter's `inRequest` is taken (and reset) here, refused or not.
+    const counts: number[] = [];
     for (const kind of KINDS) {
-      for (const [id, count] of tallies[kind]) {
-        const counter = Throttle.counter(counters[kind], id);
-        found.push(counter);
+      const { ids, found } = touched[kind];
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        const counter = found[i]!;
+        const count = counter.inRequest;
+        counter.inRequest = 0;
+        counts.push(count);
         const inWindow = sumSince(counter.seconds, counter.secondCounts, windowOldest) + count;
         const inDay = sumSince(counter.hours, counter.hourCounts, dayOldest) + count;
         const rate = inWindow / this.limits.windowSeconds;
@@ -127,8 +141,8 @@ export class Throttle {
     const hour = Math.floor(now / HOUR_MS);
     let next = 0;
     for (const kind of KINDS) {
-      for (const count of tallies[kind].values()) {
-        const counter = found[next++]!;
+      for (const counter of touched[kind].found) {
+        const count = counts[next++]!;
         addTo(counter.seconds, counter.secondCounts, second, count, windowOldest);
         addTo(counter.hours, counter.hourCounts, hour, count, dayOldest);
         counter.lastSeen = now;
