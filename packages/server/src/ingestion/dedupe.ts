@@ -21,8 +21,9 @@ export class InsertIdWindow {
 
   /** Records an insert_id received at `receivedAt` (ms); false when it is already there. */
   add(appId: number, insertId: string, receivedAt: number): boolean {
-    if (this.keys.find(appId, insertId) >= 0) return false;
-    this.keys.setValue(this.keys.add(appId, insertId), RECEIVED, Math.floor(receivedAt / 1000));
+    const n = this.keys.addIfAbsent(appId, insertId);
+    if (n < 0) return false;
+    this.keys.setValue(n, RECEIVED, Math.floor(receivedAt / 1000));
     return true;
   }
 

@@ -101,7 +101,17 @@ export class OffHeapKeys {
 
   /** Adds a key that is not there (`find` said -1); its values start at 0. */
   add(appId: number, key: string): number {
+    return this.insert(appId, key, hashOf(appId, key));
+  }
+
+  /** Adds a key unless it is there: its entry number, or -1 when it was there (hashed once for both). */
+  addIfAbsent(appId: number, key: string): number {
     const hash = hashOf(appId, key);
+    if (this.slotOf(this.shards[hash >>> SHARD_SHIFT]!, appId, key, hash) >= 0) return -1;
+    return this.insert(appId, key, hash);
+  }
+
+  private insert(appId: number, key: string, hash: number): number {
     const length = Buffer.byteLength(key);
     if (length > MAX_KEY_BYTES) throw new RangeError(`Key longer than ${MAX_KEY_BYTES} bytes`);
     let start = this.nextByte;
