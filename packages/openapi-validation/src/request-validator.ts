@@ -123,7 +123,7 @@ export function parseJson(text: string): ParsedJson {
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
-  const flaw = jsonValueFlaw(value);
+  const flaw = jsonValueFlaw(value, text);
   if (!flaw) return { ok: true, value };
   const { instancePath, message } = flaw;
   return { ok: false, error: `${instancePath || '/'} ${message}`, errors: [{ keyword: 'svcJsonValue', instancePath, schemaPath: '', params: {}, message }], value };
