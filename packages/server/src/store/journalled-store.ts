@@ -20,20 +20,31 @@ import { eachInSlices, yieldToEventLoop } from '../shared/time-slice.js';
 import { type StorePassThroughs, storePassThroughs } from './engine-methods.js';
 import type { Engine, JournalRecord, Store } from './types.js';
 
-/** Lines are turned into bytes this many characters at a time, so that no slice converts a whole batch. */
-const CHUNK_CHARS = 1 << 16;
+/** Bytes of a chunk of journal lines (a longer line gets a chunk of its own). */
+const CHUNK_BYTES = 1 << 16;
+const NEWLINE = 0x0a;
 
-/** The journal lines of the records, encoded a slice at a time. */
+/**
+ * The journal lines of the records, encoded a slice at a time. Each line is written into the
+ * chunk as it is made (UTF-8 takes at most 3 bytes per UTF-16 code unit): no string of many
+ * lines is joined, flattened and converted.
+ */
 async function journalLines(records: JournalRecord[]): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  let text = '';
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let used = 0;
   await eachInSlices(records, (record) => {
-    text += journalLine(record) + '\n';
-    if (text.length < CHUNK_CHARS) return;
-    chunks.push(Buffer.from(text));
-    text = '';
+    const line = journalLine(record);
+    const most = 3 * line.length + 1;
+    if (used + most > chunk.length) {
+      chunks.push(chunk.subarray(0, used));
+      chunk = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, most));
+      used = 0;
+    }
+    used += chunk.write(line, used);
+    chunk[used++] = NEWLINE;
   });
-  chunks.push(Buffer.from(text));
+  chunks.push(chunk.subarray(0, used));
   return Buffer.concat(chunks);
 }
 
