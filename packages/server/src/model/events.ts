@@ -85,24 +85,28 @@ export const DEFAULT_EVENT_RULES: EventRules = {
 
 const INT32_MAX = 2 ** 31 - 1;
 
+type Properties = Record<string, unknown> | undefined;
+
+// Functions of their own, not closures made per event: uploads call them for every event.
+const numberProperty = (properties: Properties, name: string) => (typeof properties?.[name] === 'number' ? (properties[name] as number) : null);
+const stringProperty = (properties: Properties, name: string) => (typeof properties?.[name] === 'string' ? (properties[name] as string) : null);
+
 /**
  * The revenue fields of an event. The platform's SDKs send them as `$price`, `$quantity`,
  * ... event properties; those are used when they are what the fields would accept.
  */
 function revenueFields(event: EventRecord) {
-  const properties = event.event_properties as Record<string, unknown> | undefined;
-  const numberProperty = (name: string) => (typeof properties?.[name] === 'number' ? (properties[name] as number) : null);
-  const stringProperty = (name: string) => (typeof properties?.[name] === 'string' ? (properties[name] as string) : null);
-  const quantityProperty = numberProperty('$quantity');
-  const price = event.price ?? numberProperty('$price');
+  const properties = event.event_properties as Properties;
+  const quantityProperty = numberProperty(properties, '$quantity');
+  const price = event.price ?? numberProperty(properties, '$price');
   const quantity = event.quantity ?? (Number.isInteger(quantityProperty) && Math.abs(quantityProperty!) <= INT32_MAX ? quantityProperty : null) ?? (price !== null ? 1 : null);
   return {
     price,
     quantity,
     // price × quantity wins over a sent revenue (doc 002).
-    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty('$revenue')),
-    productId: event.productId ?? stringProperty('$productId'),
-    revenueType: event.revenueType ?? stringProperty('$revenueType'),
+    revenue: price !== null ? price * (quantity ?? 1) : (event.revenue ?? numberProperty(properties, '$revenue')),
+    productId: event.productId ?? stringProperty(properties, '$productId'),
+    revenueType: event.revenueType ?? stringProperty(properties, '$revenueType'),
   };
 }
 
@@ -116,6 +120,8 @@ class IndexesByField {
     return Object.keys(this.map).length === 0;
   }
 }
+
+const ID_FIELDS = ['user_id', 'device_id'] as const;
 
 /**
  * The 400 body for an upload whose schema validation found `problems` or whose events break
@@ -147,7 +153,7 @@ export function uploadProblems(body: unknown, problems: RequestProblem[], rules:
     const minIdLength = request.options?.min_id_length ?? rules.defaultMinIdLength;
     request.events.forEach((event, index) => {
       if (event === null || typeof event !== 'object') return;
-      for (const id of ['user_id', 'device_id'] as const) {
+      for (const id of ID_FIELDS) {
         const value = event[id];
         if (typeof value === 'string' && value.length < minIdLength) invalid.add(id, index);
       }
