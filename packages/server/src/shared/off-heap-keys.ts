@@ -46,14 +46,15 @@ class EntryBlock {
   }
 }
 
-/** A shard of the table: slots of entry number + 1 (or EMPTY) with the entry's hash beside it. */
-interface Shard {
-  entries: Float64Array;
-  hashes: Uint32Array;
-  size: number;
-}
+/**
+ * A shard of the table: slot i is entry number + 1 (or EMPTY) at 2i and the entry's hash at
+ * 2i + 1, side by side in one array: a probe reads one place (an object holding an array of
+ * each made a lookup wait on memory several times).
+ */
+type Shard = Float64Array;
 
-const emptyShard = (slots: number): Shard => ({ entries: new Float64Array(slots), hashes: new Uint32Array(slots), size: 0 });
+const emptyShard = (slots: number): Shard => new Float64Array(2 * slots);
+const slotsOf = (shard: Shard) => shard.length >> 1;
 
 /** The table's shards: by the top bits of the hash (the slot within a shard takes the low bits). */
 const SHARD_BITS = 12;
@@ -73,6 +74,7 @@ export class OffHeapKeys {
   private nextByte = 0;
   // A shard doubles once half full.
   private readonly shards: Shard[] = Array.from({ length: 1 << SHARD_BITS }, () => emptyShard(INITIAL_SHARD_SLOTS));
+  private readonly shardSizes = new Int32Array(1 << SHARD_BITS);
   private live = 0;
 
   constructor(private readonly columns: number) {}
@@ -96,7 +98,7 @@ export class OffHeapKeys {
     const hash = hashOf(appId, key);
     const shard = this.shards[hash >>> SHARD_SHIFT]!;
     const slot = this.slotOf(shard, appId, key, hash);
-    return slot < 0 ? -1 : shard.entries[slot]! - 1;
+    return slot < 0 ? -1 : shard[2 * slot]! - 1;
   }
 
   /** Adds a key that is not there (`find` said -1); its values start at 0. */
@@ -129,8 +131,9 @@ export class OffHeapKeys {
     block.starts[at] = start;
     block.lengths[at] = length;
     const shard = hash >>> SHARD_SHIFT;
-    if (2 * (this.shards[shard]!.size + 1) > this.shards[shard]!.entries.length) this.shards[shard] = this.doubled(this.shards[shard]!);
+    if (2 * (this.shardSizes[shard]! + 1) > slotsOf(this.shards[shard]!)) this.shards[shard] = this.doubled(this.shards[shard]!);
     this.place(this.shards[shard]!, n, hash);
+    this.shardSizes[shard]!++;
     this.live++;
     return n;
   }
@@ -139,10 +142,11 @@ export class OffHeapKeys {
   remove(n: number): void {
     const hash = this.hashOfEntry(n);
     const shard = this.shards[hash >>> SHARD_SHIFT]!;
-    const mask = shard.entries.length - 1;
+    const mask = slotsOf(shard) - 1;
     let slot = hash & mask;
-    while (shard.entries[slot] !== n + 1) slot = (slot + 1) & mask;
+    while (shard[2 * slot] !== n + 1) slot = (slot + 1) & mask;
     this.unplace(shard, slot);
+    this.shardSizes[hash >>> SHARD_SHIFT]!--;
     this.entryBlock(n).appIds[n & ENTRY_MASK] = DEAD;
     this.live--;
   }
@@ -191,50 +195,45 @@ export class OffHeapKeys {
   }
 
   private slotOf(shard: Shard, appId: number, key: string, hash: number): number {
-    const { entries, hashes } = shard;
-    const mask = entries.length - 1;
+    const mask = slotsOf(shard) - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const value = entries[slot]!;
+      const value = shard[2 * slot]!;
       if (value === EMPTY) return -1;
-      if (hashes[slot] !== hash) continue;
+      if (shard[2 * slot + 1] !== hash) continue;
       const n = value - 1;
       if (this.appIdOf(n) === appId && this.keyOf(n) === key) return slot;
     }
   }
 
   private place(shard: Shard, n: number, hash: number): void {
-    const { entries, hashes } = shard;
-    const mask = entries.length - 1;
+    const mask = slotsOf(shard) - 1;
     let slot = hash & mask;
-    while (entries[slot] !== EMPTY) slot = (slot + 1) & mask;
-    entries[slot] = n + 1;
-    hashes[slot] = hash;
-    shard.size++;
+    while (shard[2 * slot] !== EMPTY) slot = (slot + 1) & mask;
+    shard[2 * slot] = n + 1;
+    shard[2 * slot + 1] = hash;
   }
 
   /** Empties a slot, moving later entries of its probe run back so that no lookup stops short. */
   private unplace(shard: Shard, slot: number): void {
-    const { entries, hashes } = shard;
-    const mask = entries.length - 1;
+    const mask = slotsOf(shard) - 1;
     let hole = slot;
-    entries[hole] = EMPTY;
-    for (let next = (hole + 1) & mask; entries[next] !== EMPTY; next = (next + 1) & mask) {
-      const home = hashes[next]! & mask;
+    shard[2 * hole] = EMPTY;
+    for (let next = (hole + 1) & mask; shard[2 * next] !== EMPTY; next = (next + 1) & mask) {
+      const home = shard[2 * next + 1]! & mask;
       // The entry may stay when its home lies cyclically in (hole, next].
       const stays = hole <= next ? hole < home && home <= next : hole < home || home <= next;
       if (stays) continue;
-      entries[hole] = entries[next]!;
-      hashes[hole] = hashes[next]!;
-      entries[next] = EMPTY;
+      shard[2 * hole] = shard[2 * next]!;
+      shard[2 * hole + 1] = shard[2 * next + 1]!;
+      shard[2 * next] = EMPTY;
       hole = next;
     }
-    shard.size--;
   }
 
   /** A shard twice as large with the entries of `shard`. */
   private doubled(shard: Shard): Shard {
-    const grown = emptyShard(shard.entries.length * 2);
-    for (let slot = 0; slot < shard.entries.length; slot++) if (shard.entries[slot] !== EMPTY) this.place(grown, shard.entries[slot]! - 1, shard.hashes[slot]!);
+    const grown = emptyShard(2 * slotsOf(shard));
+    for (let slot = 0; slot < slotsOf(shard); slot++) if (shard[2 * slot] !== EMPTY) this.place(grown, shard[2 * slot]! - 1, shard[2 * slot + 1]!);
     return grown;
   }
 }
