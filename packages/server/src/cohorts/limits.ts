@@ -2,7 +2,7 @@
 // jobs in progress at a time, 500 per calendar month (UTC), and a slot of the 5 concurrent
 // reporting requests for as long as a job runs. These counts live in the process's memory:
 // they start afresh after a restart (the reporting slot is counted where the reporting limits are).
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 import type { ReportingLimits } from '../shared/reporting-limits.js';
 
 export interface ExportLimitFigures {
@@ -19,8 +19,7 @@ const TEN_MINUTES = 600;
 
 interface ProjectCounts {
   /** Export requests per second of the last ten minutes. */
-  seconds: number[];
-  requests: number[];
+  requests: WindowedCounts;
   running: number;
   /** `YYYY-MM` and the export requests of that month. */
   month: string;
@@ -51,10 +50,10 @@ export class CohortExportLimits {
   private async admitNext(appId: number, now: number): Promise<ExportAdmission> {
     const second = Math.floor(now / 1000);
     const month = new Date(now).toISOString().slice(0, 7);
-    const counts = this.projects.get(appId) ?? { seconds: [], requests: [], running: 0, month, inMonth: 0 };
+    const counts = this.projects.get(appId) ?? { requests: [], running: 0, month, inMonth: 0 };
     if (counts.month !== month) Object.assign(counts, { month, inMonth: 0 });
     const { requestsPerTenMinutes, jobsInProgress, requestsPerMonth } = this.figures;
-    if (sumSince(counts.seconds, counts.requests, second - TEN_MINUTES) >= requestsPerTenMinutes) {
+    if (sumSince(counts.requests, second - TEN_MINUTES) >= requestsPerTenMinutes) {
       return { message: `Rate limit exceeded: at most ${requestsPerTenMinutes} cohort export requests per 10 minutes per project`, retryAfterSeconds: 60 };
     }
     if (counts.running >= jobsInProgress) return { message: `Rate limit exceeded: at most ${jobsInProgress} cohort exports in progress per project`, retryAfterSeconds: 60 };
@@ -65,7 +64,7 @@ export class CohortExportLimits {
     }
     const slot = await this.reporting.admit(appId, 0, now);
     if ('exceeded' in slot) return { message: slot.message, retryAfterSeconds: slot.retryAfterSeconds };
-    addTo(counts.seconds, counts.requests, second, 1, second - TEN_MINUTES);
+    addTo(counts.requests, second, 1, second - TEN_MINUTES);
     counts.running++;
     counts.inMonth++;
     this.projects.set(appId, counts);

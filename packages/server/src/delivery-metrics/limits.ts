@@ -1,6 +1,6 @@
 // The delivery metrics limits per project (doc 001): 4 requests at a time and 12 per minute.
 // Counts live in memory.
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, firstBucketSince, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 import { takeSlots } from '../shared/running-slots.js';
 
 export interface MetricsLimitFigures {
@@ -16,7 +16,7 @@ const MINUTE = 60;
 
 export class MetricsLimits {
   private readonly running = new Map<number, number>();
-  private readonly requests = new Map<number, { seconds: number[]; counts: number[] }>();
+  private readonly requests = new Map<number, WindowedCounts>();
 
   constructor(readonly figures: MetricsLimitFigures = DOCUMENTED_METRICS_LIMITS) {}
 
@@ -24,13 +24,13 @@ export class MetricsLimits {
     const running = this.running.get(appId) ?? 0;
     if (running >= this.figures.concurrentRequests) return { retryAfterSeconds: 1 };
     const second = Math.floor(now / 1000);
-    const made = this.requests.get(appId) ?? { seconds: [], counts: [] };
-    if (sumSince(made.seconds, made.counts, second - MINUTE) >= this.figures.requestsPerMinute) {
+    const made = this.requests.get(appId) ?? [];
+    if (sumSince(made, second - MINUTE) >= this.figures.requestsPerMinute) {
       // The oldest request of the minute leaves it first.
-      const oldest = made.seconds.find((s) => s > second - MINUTE)!;
+      const oldest = firstBucketSince(made, second - MINUTE)!;
       return { retryAfterSeconds: Math.max(1, oldest + MINUTE - second) };
     }
-    addTo(made.seconds, made.counts, second, 1, second - MINUTE);
+    addTo(made, second, 1, second - MINUTE);
     this.requests.set(appId, made);
     return { release: takeSlots(this.running, appId) };
   }

@@ -5,11 +5,11 @@
 // stored with `skip_user_properties_sync` set, saying that the profile did not take it.
 // The counts live in memory: a restart starts a new hour.
 import type { StoredEvent } from '../store/types.js';
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 
 interface Updates {
-  minutes: number[];
-  counts: number[];
+  /** Updates per minute. */
+  counts: WindowedCounts;
   lastSeen: number;
 }
 
@@ -35,8 +35,8 @@ export class PropertyUpdateLimit {
       if (id === null) continue;
       const updates = this.updatesOf(event.app_id, id);
       updates.lastSeen = now;
-      if (sumSince(updates.minutes, updates.counts, oldest) >= this.limits.perHour) event.skip_user_properties_sync = true;
-      else addTo(updates.minutes, updates.counts, minute, 1, oldest);
+      if (sumSince(updates.counts, oldest) >= this.limits.perHour) event.skip_user_properties_sync = true;
+      else addTo(updates.counts, minute, 1, oldest);
     }
   }
 
@@ -44,7 +44,7 @@ export class PropertyUpdateLimit {
     let project = this.projects.get(appId);
     if (!project) this.projects.set(appId, (project = new Map()));
     let updates = project.get(id);
-    if (!updates) project.set(id, (updates = { minutes: [], counts: [], lastSeen: 0 }));
+    if (!updates) project.set(id, (updates = { counts: [], lastSeen: 0 }));
     return updates;
   }
 

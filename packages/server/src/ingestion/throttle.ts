@@ -6,7 +6,7 @@
 // until it stays quiet that long.
 
 import { dataRecord } from '../shared/data-record.js';
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 
 export interface ThrottleLimits {
   epsThreshold: number;
@@ -15,12 +15,12 @@ export interface ThrottleLimits {
   silenceSeconds: number;
 }
 
-/** Counts of one device or user: (bucket, count) pairs of the buckets still inside the window. */
+/** Counts of one device or user: those of the buckets still inside the window. */
 interface Counter {
-  seconds: number[];
-  secondCounts: number[];
-  hours: number[];
-  hourCounts: number[];
+  /** Events per second. */
+  seconds: WindowedCounts;
+  /** Events per hour. */
+  hours: WindowedCounts;
   lastSeen: number;
   /** When a request of this device or user was last refused (0: never). */
   refusedAt: number;
@@ -69,7 +69,7 @@ export class Throttle {
   private static counter(counters: Map<string, Counter>, id: string): Counter {
     let counter = counters.get(id);
     if (!counter) {
-      counter = { seconds: [], secondCounts: [], hours: [], hourCounts: [], lastSeen: 0, refusedAt: 0, inRequest: 0 };
+      counter = { seconds: [], hours: [], lastSeen: 0, refusedAt: 0, inRequest: 0 };
       counters.set(id, counter);
     }
     return counter;
@@ -122,8 +122,8 @@ export class Throttle {
         const count = counter.inRequest;
         counter.inRequest = 0;
         counts.push(count);
-        const inWindow = sumSince(counter.seconds, counter.secondCounts, windowOldest) + count;
-        const inDay = sumSince(counter.hours, counter.hourCounts, dayOldest) + count;
+        const inWindow = sumSince(counter.seconds, windowOldest) + count;
+        const inDay = sumSince(counter.hours, dayOldest) + count;
         const rate = inWindow / this.limits.windowSeconds;
         if (rate > this.limits.epsThreshold) {
           (kind === 'device' ? verdict.throttled_devices : verdict.throttled_users)[id] = Math.round(rate * 10) / 10;
@@ -143,8 +143,8 @@ export class Throttle {
     for (const kind of KINDS) {
       for (const counter of touched[kind].found) {
         const count = counts[next++]!;
-        addTo(counter.seconds, counter.secondCounts, second, count, windowOldest);
-        addTo(counter.hours, counter.hourCounts, hour, count, dayOldest);
+        addTo(counter.seconds, second, count, windowOldest);
+        addTo(counter.hours, hour, count, dayOldest);
         counter.lastSeen = now;
       }
     }

@@ -3,7 +3,7 @@
 // 108,000 per hour, where a query's cost is days × conditions × the cost of its type.
 // Counted in this process's memory (InMemoryReportingLimits), or in PostgreSQL for every
 // process of a deployment (store/postgres/reporting-limits.ts).
-import { addTo, sumSince } from './windowed-counts.js';
+import { addTo, sumSince, type WindowedCounts } from './windowed-counts.js';
 import { takeSlots } from './running-slots.js';
 
 export interface LimitFigures {
@@ -51,30 +51,25 @@ export function refusal(figures: LimitFigures, inUse: InUse, cost: number): Refu
   return undefined;
 }
 
-/** Costs spent per second, per project. */
-interface Spent {
-  seconds: number[];
-  costs: number[];
-}
-
 /** The limits of one server process: N processes allow N times them. */
 export class InMemoryReportingLimits implements ReportingLimits {
   private readonly running = new Map<number, number>();
-  private readonly spent = new Map<number, Spent>();
+  /** Costs spent per second, per project. */
+  private readonly spent = new Map<number, WindowedCounts>();
 
   constructor(readonly figures: LimitFigures = DOCUMENTED_LIMITS) {}
 
   async admit(appId: number, cost: number, now: number): Promise<Admission> {
     const second = Math.floor(now / 1000);
-    const spent = this.spent.get(appId) ?? { seconds: [], costs: [] };
+    const spent = this.spent.get(appId) ?? [];
     const inUse = {
       running: this.running.get(appId) ?? 0,
-      lastFiveMinutes: sumSince(spent.seconds, spent.costs, second - FIVE_MINUTES),
-      lastHour: sumSince(spent.seconds, spent.costs, second - HOUR),
+      lastFiveMinutes: sumSince(spent, second - FIVE_MINUTES),
+      lastHour: sumSince(spent, second - HOUR),
     };
     const refused = refusal(this.figures, inUse, cost);
     if (refused) return refused;
-    addTo(spent.seconds, spent.costs, second, cost, second - HOUR);
+    addTo(spent, second, cost, second - HOUR);
     this.spent.set(appId, spent);
     return { release: takeSlots(this.running, appId) };
   }

@@ -1,6 +1,6 @@
 // The taxonomy API's limits per project (doc 000): a cost per request (GET 1; POST, PUT and
 // DELETE 2), at most 4 cost running at a time and 7200 cost per hour. Counts live in memory.
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 import { takeSlots } from '../shared/running-slots.js';
 
 export interface TaxonomyLimitFigures {
@@ -18,7 +18,7 @@ export const taxonomyCost = (method: 'get' | 'post' | 'put' | 'delete') => (meth
 
 export class TaxonomyLimits {
   private readonly running = new Map<number, number>();
-  private readonly spent = new Map<number, { seconds: number[]; costs: number[] }>();
+  private readonly spent = new Map<number, WindowedCounts>();
 
   constructor(private readonly figures: TaxonomyLimitFigures = DOCUMENTED_TAXONOMY_LIMITS) {}
 
@@ -26,12 +26,12 @@ export class TaxonomyLimits {
     const running = this.running.get(appId) ?? 0;
     if (running + cost > this.figures.concurrentCost) return { message: `Too many concurrent requests: at most ${this.figures.concurrentCost} cost of taxonomy requests at a time per project`, retryAfterSeconds: 1 };
     const second = Math.floor(now / 1000);
-    const spent = this.spent.get(appId) ?? { seconds: [], costs: [] };
-    const lastHour = sumSince(spent.seconds, spent.costs, second - HOUR);
+    const spent = this.spent.get(appId) ?? [];
+    const lastHour = sumSince(spent, second - HOUR);
     if (lastHour + cost > this.figures.costPerHour) {
       return { message: `Rate limit exceeded for this endpoint: at most ${this.figures.costPerHour} cost of taxonomy requests per hour per project`, retryAfterSeconds: HOUR };
     }
-    addTo(spent.seconds, spent.costs, second, cost, second - HOUR);
+    addTo(spent, second, cost, second - HOUR);
     this.spent.set(appId, spent);
     return { release: takeSlots(this.running, appId, cost) };
   }

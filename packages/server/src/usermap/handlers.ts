@@ -3,7 +3,7 @@
 import type { components } from '../generated/usermap.js';
 import type { HandlerRequest, Reply } from '../http/operations.js';
 import { dataRecord } from '../shared/data-record.js';
-import { addTo, sumSince } from '../shared/windowed-counts.js';
+import { addTo, firstBucketSince, sumSince, type WindowedCounts } from '../shared/windowed-counts.js';
 import type { UserMappingStore } from '../store/types.js';
 import type { Tenancy } from '../shared/tenancy.js';
 
@@ -20,7 +20,7 @@ export interface MappingRate {
 export const MAPPING_RATE: MappingRate = { calls: 1500, windowSeconds: 30 };
 
 export class UserMappingHandlers {
-  private readonly calls = new Map<number, { seconds: number[]; counts: number[] }>();
+  private readonly calls = new Map<number, WindowedCounts>();
 
   constructor(
     private readonly store: UserMappingStore,
@@ -32,14 +32,14 @@ export class UserMappingHandlers {
   private throttled(orgId: number, now: number): number | undefined {
     const second = Math.floor(now / 1000);
     const oldest = second - this.rate.windowSeconds;
-    const calls = this.calls.get(orgId) ?? { seconds: [], counts: [] };
+    const calls = this.calls.get(orgId) ?? [];
     this.calls.set(orgId, calls);
-    if (sumSince(calls.seconds, calls.counts, oldest) >= this.rate.calls) {
+    if (sumSince(calls, oldest) >= this.rate.calls) {
       // Until the oldest call still counted leaves the window.
-      const leaving = calls.seconds.find((s) => s > oldest) ?? second;
+      const leaving = firstBucketSince(calls, oldest) ?? second;
       return Math.max(1, leaving + this.rate.windowSeconds - second);
     }
-    addTo(calls.seconds, calls.counts, second, 1, oldest);
+    addTo(calls, second, 1, oldest);
     return undefined;
   }
 
