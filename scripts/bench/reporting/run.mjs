@@ -424,6 +424,12 @@ async function measure(engine, { config, dataBytes, storagePid }, timed) {
     const [enginePid] = childrenRunning(process.pid, 'engine-child');
     const mb = (pid) => `${(memory(pid)?.hwm ?? 0).toFixed(0)} MB`;
     console.log(`${engine}: disk ${(dataBytes() / 2 ** 20).toFixed(0)} MB; peak resident memory (VmHWM): this process (the benchmark and the server) ${mb(process.pid)}, engine process ${mb(enginePid)}${storagePid ? `, ClickHouse ${mb(storagePid)}` : ''}`);
+    if (engine === 'clickhouse') {
+      // What is kept per user at load grows with users and their days, not with events.
+      const kept = await server.store.query(`SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytes FROM system.parts WHERE active AND database = currentDatabase()
+        AND table IN ('events', 'user_days', 'user_firsts', 'user_summaries', 'user_local_days') GROUP BY table ORDER BY table`);
+      console.log(`clickhouse: rows kept: ${kept.map((row) => `${row.table} ${Number(row.rows).toLocaleString()} (${(Number(row.bytes) / 2 ** 20).toFixed(0)} MB)`).join(', ')}`);
+    }
   } finally {
     await server.close();
   }
