@@ -2,8 +2,9 @@
 // the client process several times (each: BATCHES bodies of 2000 events, CONCURRENCY in
 // flight, fresh insert_ids) and prints events/s and per-batch p50/p99 for the acknowledged
 // (durable, deduplicated) uploads and for JSON.parse alone, with the median of the runs.
-// Then it waits until the journal is loaded into the engine and prints the server's CPU
-// time per event over the whole session (request path and loading; Linux /proc), a figure
+// Then it waits until the journal is loaded into the engine and prints the CPU time per event
+// over the whole session of the server's process (the request path) and of its engine process
+// (loading), and their sum (Linux /proc), figures
 // less sensitive than throughput to what else the machine is doing.
 //   node scripts/bench/ingest/run.mjs [--runs 5] [--batches 100] [--concurrency 8] [--cpu-prof DIR]
 // --cpu-prof writes a V8 CPU profile of the server process into DIR (open it in Chrome
@@ -16,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Tenancy } from '../../../packages/server/dist/shared/tenancy.js';
-import { cpuMillis } from '../support/process-cpu.mjs';
+import { cpuMillis, treeCpuMillis } from '../support/process-cpu.mjs';
 import { serverBin, serverFlags } from '../support/server-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -58,7 +59,10 @@ const profiling = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', values['
 const server = spawn(process.execPath, [...serverFlags(), ...profiling, serverBin, 'start', '--data-dir', dataDir, '--port', String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
 try {
   await waitForPort(port);
-  const startupCpu = process.platform === 'linux' ? cpuMillis(server.pid) : 0;
+  const linux = process.platform === 'linux';
+  // The server's own process, and the engine process (and anything else) below it.
+  const cpuNow = () => (linux ? { server: cpuMillis(server.pid), engine: treeCpuMillis(server.pid) - cpuMillis(server.pid) } : { server: 0, engine: 0 });
+  const startupCpu = cpuNow();
   const results = [];
   for (let run = 0; run < Number(values.runs); run++) {
     const out = execFileSync(process.execPath, [join(here, 'client.mjs'), `http://127.0.0.1:${port}`, project.api_key, `r${run}`, values.batches, values.concurrency], { encoding: 'utf8', maxBuffer: 1 << 20 });
@@ -68,14 +72,17 @@ try {
   }
   await journalLoaded(join(dataDir, 'journal'));
   const events = results.length * Number(values.batches) * 2000;
-  const serverCpu = process.platform === 'linux' ? `${(((cpuMillis(server.pid) - startupCpu) * 1000) / events).toFixed(1)} µs` : 'not measured (needs /proc)';
+  const endCpu = cpuNow();
+  const perEvent = (ms) => `${((ms * 1000) / events).toFixed(1)} µs`;
+  const [serverMs, engineMs] = [endCpu.server - startupCpu.server, endCpu.engine - startupCpu.engine];
+  const serverCpu = linux ? `${perEvent(serverMs + engineMs)} (server process, the request path: ${perEvent(serverMs)}; engine process, loading: ${perEvent(engineMs)})` : 'not measured (needs /proc)';
   const median = (pick) => {
     const sorted = results.map(pick).sort((a, b) => a - b);
     return sorted[Math.floor(sorted.length / 2)];
   };
   console.log(`\nmedian of ${results.length} runs, ${values.batches} batches of 2000 events each, ${values.concurrency} in flight:`);
   console.log(`  acknowledged (durable, dedupe on): ${median((r) => r.upload.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.upload.p50).toFixed(1)} ms, p99 ${median((r) => r.upload.p99).toFixed(1)} ms`);
-  console.log(`  server CPU per event, request path and loading into the engine: ${serverCpu}`);
+  console.log(`  server CPU per event, end to end: ${serverCpu}`);
   console.log(`  load average (1 min) before the benchmark: ${loadBefore.toFixed(2)} on ${availableParallelism()} cores`);
   console.log(`  JSON.parse alone:                  ${median((r) => r.parse.eventsPerSecond)} events/s, per batch p50 ${median((r) => r.parse.p50).toFixed(1)} ms, p99 ${median((r) => r.parse.p99).toFixed(1)} ms`);
 } finally {
