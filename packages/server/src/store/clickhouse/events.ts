@@ -13,7 +13,7 @@
 // `(app_id, insert_id)`, which is not the order reporting scans need; and events without an
 // insert_id would have nothing to collapse by. Plain MergeTree keeps each event once by
 // construction and sorts by what reporting filters on.
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, type ClickHouseSettings, createClient } from '@clickhouse/client';
 import { EVENT_COLUMNS } from '../journal-line.js';
 import type { LoadedEvent, StoredEvent } from '../types.js';
 import { fanOut } from './fan-out.js';
@@ -219,8 +219,8 @@ export class ClickHouseEvents {
   }
 
   /** A statement without rows (ALTER, INSERT … SELECT) on the first shard. */
-  command(sql: string): Promise<void> {
-    return this.first.command(sql);
+  command(sql: string, settings?: ClickHouseSettings): Promise<void> {
+    return this.first.command(sql, settings);
   }
 
   /** Where a table's rows are: on every shard for a split table (each its own part), else on the first. */

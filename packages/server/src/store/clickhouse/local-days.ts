@@ -17,7 +17,7 @@ import { bucketAt, bucketPieces, dayNumberOf, dayStartMs, offsetsBetween } from 
 import { localWallMs } from '../dialect.js';
 import type { ClickHouseEvents } from './events.js';
 import { integers, literal } from './sql-text.js';
-import { mutate } from './statements.js';
+import { insertRows, mutate } from './statements.js';
 import { ACTIVE_EVENT_SQL } from './tables.js';
 
 const DAY = 86_400_000;
@@ -126,7 +126,7 @@ export class LocalDays {
       for (const row of present) users.get(dayAndKind(Number(row.day), Number(row.kind)))?.delete(Number(row.svc_id));
       const rows = [...users].flatMap(([key, ofDay]) => [...ofDay].map((svcId) => ({ app_id: appId, zone, kind: kindOfKey(key), day: dayOfKey(key), svc_id: svcId })));
       if (rows.length === 0) continue;
-      await this.store.write((client) => client.insert({ table: 'user_local_days', values: rows, format: 'JSONEachRow', clickhouse_settings: TO_SHARDS_NOW }));
+      await insertRows(this.store, 'user_local_days', rows, TO_SHARDS_NOW);
       // A question right after the load may read the other shards' replicas.
       await this.store.fetchOtherReplicas();
     }
@@ -165,12 +165,10 @@ export class LocalDays {
   async repoint(from: readonly number[], to: readonly number[]): Promise<void> {
     const fromList = integers(from);
     const moved = `transform(svc_id, [${fromList}], [${integers(to)}], svc_id)`;
-    await this.store.write((client) =>
-      client.command({
-        query: `INSERT INTO user_local_days SELECT DISTINCT app_id, zone, kind, day, ${moved} AS moved FROM user_local_days
-          WHERE svc_id IN (${fromList}) AND (app_id, zone, kind, day, moved) NOT IN (SELECT app_id, zone, kind, day, svc_id FROM user_local_days WHERE svc_id IN (${integers(to)}))`,
-        clickhouse_settings: TO_SHARDS_NOW,
-      }),
+    await this.store.command(
+      `INSERT INTO user_local_days SELECT DISTINCT app_id, zone, kind, day, ${moved} AS moved FROM user_local_days
+        WHERE svc_id IN (${fromList}) AND (app_id, zone, kind, day, moved) NOT IN (SELECT app_id, zone, kind, day, svc_id FROM user_local_days WHERE svc_id IN (${integers(to)}))`,
+      TO_SHARDS_NOW,
     );
   }
 
@@ -187,8 +185,7 @@ export class LocalDays {
   private async isBuilt(appId: number, zone: string): Promise<boolean> {
     const key = `${Math.trunc(appId)} ${zone}`;
     if (this.built.has(key)) return true;
-    const [row] = await this.store.query(`SELECT count() AS n FROM local_day_zones WHERE app_id = ${Math.trunc(appId)} AND zone = ${literal(zone)}`);
-    if (Number(row?.n ?? 0) > 0) {
+    if ((await this.zones(appId)).includes(zone)) {
       this.built.add(key);
       return true;
     }
@@ -209,7 +206,7 @@ export class LocalDays {
     const [left] = await this.store.query(`SELECT count() AS n FROM user_local_days WHERE ${ofZone}`);
     if (Number(left?.n ?? 0) > 0) await mutate(this.store, 'user_local_days', `DELETE WHERE ${ofZone}`, this.mutationTimeLimitMs);
     await this.fill(appId, zone);
-    await this.store.write((client) => client.insert({ table: 'local_day_zones', values: [{ app_id: appId, zone }], format: 'JSONEachRow' }));
+    await insertRows(this.store, 'local_day_zones', [{ app_id: appId, zone }]);
   }
 
   /** The zone's rows of the project's events, from the events (none there yet). */
@@ -222,6 +219,6 @@ export class LocalDays {
     const rows = `SELECT DISTINCT app_id, ${literal(zone)} AS zone, kind, toInt32(floor(${wall} / ${DAY})) AS day, ifNull(svc_id, 0) AS svc_id
       FROM events ARRAY JOIN if(${ACTIVE_EVENT_SQL}, [toUInt8(${ANY_KIND}), toUInt8(${ACTIVE_KIND})], [toUInt8(${ANY_KIND})]) AS kind
       WHERE ${project} AND svc_id != 0`;
-    await this.store.write((client) => client.command({ query: `INSERT INTO user_local_days ${rows}`, clickhouse_settings: TO_SHARDS_NOW }));
+    await this.store.command(`INSERT INTO user_local_days ${rows}`, TO_SHARDS_NOW);
   }
 }

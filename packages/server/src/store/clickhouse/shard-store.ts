@@ -2,7 +2,7 @@
 // in use, and the calls every table of the shard takes (reads, statements, a streamed insert).
 // On one server the database is one shard; with shards (shards.ts) the first one also holds
 // every table that is not split.
-import type { ClickHouseClient } from '@clickhouse/client';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
 import { Readable } from 'node:stream';
 import type { Replicas } from './replicas.js';
 
@@ -33,9 +33,9 @@ export class ShardStore {
     return this.replicas.write(call);
   }
 
-  /** A statement without rows (ALTER, INSERT … SELECT). */
-  async command(sql: string): Promise<void> {
-    await this.write((client) => client.command({ query: sql }));
+  /** A statement without rows (ALTER, INSERT … SELECT), with settings of its own. */
+  async command(sql: string, settings?: ClickHouseSettings): Promise<void> {
+    await this.write((client) => client.command({ query: sql, clickhouse_settings: settings }));
   }
 
   /** Rows of a query (64-bit integers as numbers). */

@@ -1,14 +1,15 @@
 // Statements of the ClickHouse engine: inserts of JSON rows, and
 // mutations waited for (18.16 runs them in the background, without `mutations_sync`).
+import type { ClickHouseSettings } from '@clickhouse/client';
 import type { ClickHouseEvents } from './events.js';
 import { literal } from './sql-text.js';
 
 type Row = Record<string, unknown>;
 
-/** Inserts the rows (none: no statement) in one INSERT. */
-export function insertRows(store: ClickHouseEvents, table: string, values: Row[]): Promise<unknown> {
+/** Inserts the rows (none: no statement) in one INSERT, with settings of its own. */
+export function insertRows(store: ClickHouseEvents, table: string, values: Row[], settings?: ClickHouseSettings): Promise<unknown> {
   if (values.length === 0) return Promise.resolve();
-  return store.write((client) => client.insert({ table, values, format: 'JSONEachRow' }));
+  return store.write((client) => client.insert({ table, values, format: 'JSONEachRow', clickhouse_settings: settings }));
 }
 
 /**
