@@ -10,6 +10,8 @@ export interface ConditionPrimitives {
   string(value: string): string;
   /** The number a text is (a double), NULL when it is not a number. */
   number(text: string): string;
+  /** A finite number as a literal. */
+  numeral(value: number): string;
   /** A condition that may be NULL, false when it is. */
   orFalse(condition: string): string;
   /** Whether a text holds one of the values, NULL when the text is. */
@@ -27,7 +29,7 @@ export function conditionSql(dialect: ConditionPrimitives, { property, op, value
   // `(none)` matches a missing value.
   const is = `(${value} IN (${values.map(dialect.string).join(', ')})${values.includes(NONE) ? ` OR ${value} IS NULL` : ''})`;
   // A comparison with something that is not a number matches nothing.
-  const first = Number.isFinite(Number(values[0])) ? String(Number(values[0])) : 'NULL';
+  const first = Number.isFinite(Number(values[0])) ? dialect.numeral(Number(values[0])) : 'NULL';
   const compare = (operator: string) => dialect.orFalse(`${dialect.number(value)} ${operator} ${first}`);
   switch (op) {
     case 'is':

@@ -56,6 +56,8 @@ export interface Dialect {
   valueAtMax(value: string, key: string): string;
   /** The number a text is (a double), NULL when it is not a number. */
   number(text: string): string;
+  /** A finite number as a literal, read as `number` reads its text. */
+  numeral(value: number): string;
   /** A whole-number double (or a boolean, as 0 or 1) as an integer. */
   integer(expression: string): string;
   /** A number as a double. */

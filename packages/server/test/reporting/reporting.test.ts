@@ -216,4 +216,15 @@ test('session-length bins are start-inclusive, end-exclusive: a session as long 
   const lengths = async (bins = '') => (await get(`/api/2/sessions/length?start=20261112&end=20261112${bins}`)).body.data;
   expect(await lengths('&timeHistogramConfigBinMin=0&timeHistogramConfigBinMax=2&timeHistogramConfigBinSize=1&timeHistogramConfigBinTimeUnit=minutes')).toEqual({ xValues: ['0s-60s', '60s-120s'], series: [[0, 1]] });
   expect((await lengths()).series).toEqual([[0, 0, 0, 0, 2, 0, 0, 0, 1]]);
+  // An edge below the normal range of doubles is a literal ClickHouse 18.16 cannot parse.
+  expect(await lengths('&timeHistogramConfigBinMin=1e-320&timeHistogramConfigBinMax=2&timeHistogramConfigBinSize=1&timeHistogramConfigBinTimeUnit=minutes')).toEqual({ xValues: ['0s-60s', '60s-120s'], series: [[0, 1]] });
+});
+
+test('a histogram of values below the normal range of doubles has its ten bins, on both engines', async () => {
+  const events = [0, 1e-310, 5e-311].map((weight, i) => ({ event_type: 'Weigh', user_id: `user-w${i}`, time: at(14, 10), event_properties: { weight } }));
+  expect((await postJson(`${h.proxied.ingest}/batch`, { api_key: h.project.api_key, events })).status).toBe(200);
+  await h.server.store.flush();
+  const answer = await get(`/api/2/events/segmentation?start=20261114&end=20261114&m=histogram&e=${json({ event_type: 'Weigh', group_by: [{ type: 'event', value: 'weight' }] })}`);
+  expect(answer.status).toBe(200);
+  expect(answer.body.data.series).toEqual([[1, 0, 0, 0, 0, 1, 0, 0, 0, 1]]);
 });

@@ -150,7 +150,7 @@ async function histogram(ctx: RunnerContext, query: SegmentationQuery): Promise<
   const low = bounds.low as number;
   const width = ((bounds.high as number) - low) / HISTOGRAM_BINS || 1;
   const bins = (bounds.high as number) === low ? 1 : HISTOGRAM_BINS;
-  const rows = await ctx.query(`SELECT ${dialect.integer(`least(floor((v - ${low}) / ${width}), ${bins - 1})`)} AS bin, ${dialect.distinctCount('svc_id')} AS users FROM ${values} GROUP BY bin`);
+  const rows = await ctx.query(`SELECT ${dialect.integer(`least(floor((v - ${dialect.numeral(low)}) / ${dialect.numeral(width)}), ${bins - 1})`)} AS bin, ${dialect.distinctCount('svc_id')} AS users FROM ${values} GROUP BY bin`);
   const users = new Map(rows.map((r) => [r.bin as number, r.users as number]));
   const edges = Array.from({ length: bins + 1 }, (_, i) => low + i * width);
   const [total] = await ctx.query(`SELECT ${dialect.distinctCount('svc_id')} AS users FROM ${values}`);

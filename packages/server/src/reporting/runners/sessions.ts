@@ -23,7 +23,7 @@ function sessionsSql(ctx: RunnerContext, range: ReportRange, daily = false): str
 export async function sessionLengths(ctx: RunnerContext, range: ReportRange, edges: number[]): Promise<{ xValues: string[]; counts: number[] }> {
   const bins = edges.slice(0, -1).map((from, i) => [from, edges[i + 1]!] as const);
   const [row] = await ctx.query(
-    `SELECT ${bins.map(([from, to], i) => `${ctx.dialect.countWhere(`length_ms >= ${from} AND length_ms ${to === MAX_SESSION_MS ? '<=' : '<'} ${to}`)} AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
+    `SELECT ${bins.map(([from, to], i) => `${ctx.dialect.countWhere(`length_ms >= ${ctx.dialect.numeral(from)} AND length_ms ${to === MAX_SESSION_MS ? '<=' : '<'} ${ctx.dialect.numeral(to)}`)} AS b${i}`).join(', ')} FROM (${sessionsSql(ctx, range)})`,
   );
   const seconds = (ms: number) => String(Math.round(ms / 1000 * 1000) / 1000);
   return { xValues: bins.map(([from, to]) => `${seconds(from)}s-${seconds(to)}s`), counts: bins.map((_, i) => Number(row?.[`b${i}`] ?? 0)) };

@@ -31,6 +31,8 @@ import type { Interval } from '../../model/time.js';
 import { currentCohortMembers, currentUserMappings, currentUserSummaries, NEVER_PAID } from './tables.js';
 
 /** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
+/** The smallest positive double at full precision. */
+const MIN_NORMAL = 2.2250738585072014e-308;
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 /** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
@@ -143,6 +145,7 @@ export class ClickHouseDialect implements Dialect {
     text: (property) => this.text(property),
     string,
     number: (text) => this.number(text),
+    numeral: (value) => this.numeral(value),
     orFalse: (condition) => `ifNull(${condition}, 0)`,
     containsAny: (text, values) => `(${values.map((v) => `position(${text}, ${string(v)}) > 0`).join(' OR ')})`,
     setIs: (property, text, values, scope) => {
@@ -189,6 +192,8 @@ export class ClickHouseDialect implements Dialect {
   valueAtMax = (value: string, key: string) => `argMax(${value}, ${key})`;
   /** toFloat64OrNull parses with 18.16's fast float parser (see the header: may be 1 ulp off). */
   number = (text: string) => `toFloat64OrNull(${text})`;
+  /** 18.16's parser refuses literals below the normal range (5e-324 is a syntax error); its text reader takes them, as it reads a stored value's text. */
+  numeral = (value: number) => (value !== 0 && Math.abs(value) < MIN_NORMAL ? `toFloat64(${string(String(value))})` : String(value));
   integer = (expression: string) => `toInt64(${expression})`;
   double = (expression: string) => `toFloat64(${expression})`;
   quotient = (dividend: string, divisor: string) => `intDiv(${dividend}, ${divisor})`;

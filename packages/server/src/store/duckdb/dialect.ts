@@ -93,6 +93,7 @@ export class DuckDbDialect implements Dialect {
     text: (property) => this.text(property),
     string,
     number: (text) => this.number(text),
+    numeral: (value) => this.numeral(value),
     orFalse: (condition) => `coalesce(${condition}, false)`,
     containsAny: (text, values) => `list_bool_or(list_transform(${list(values)}, x -> contains(${text}, x)))`,
     setIs: (property, text, values) => {
@@ -141,6 +142,10 @@ export class DuckDbDialect implements Dialect {
 
   number(text: string): string {
     return `TRY_CAST(${text} AS DOUBLE)`;
+  }
+
+  numeral(value: number): string {
+    return String(value);
   }
 
   integer(expression: string): string {
