@@ -16,6 +16,16 @@ export function freePort() {
   });
 }
 
+/** Whether another process listens on `port` of 127.0.0.1 (a server that exited silently may have lost it to one). */
+export function portTaken(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', (error) => resolve(error.code === 'EADDRINUSE'));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
+}
+
 /**
  * Watches a spawned server: if this process exits first, the server is killed with it;
  * `stop()` ends it (SIGTERM, SIGKILL after 10 s) once; `cleanUp` runs after either.

@@ -10,6 +10,21 @@ export const CLUSTER = 'svc';
 
 export async function startCluster({ shards = 2, replicas = 1 } = {}) {
   const zookeeper = replicas > 1 ? await startZooKeeper() : undefined;
+  // Every server's ports are chosen before any starts (each lists the others): one taken
+  // meanwhile by another process starts the whole cluster again on new ones.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServers(shards, replicas, zookeeper);
+    } catch (error) {
+      if (error.code !== 'EADDRINUSE' || attempt === 5) {
+        await zookeeper?.stop();
+        throw error;
+      }
+    }
+  }
+}
+
+async function startServers(shards, replicas, zookeeper) {
   const ports = [];
   for (let i = 0; i < shards * replicas; i++) ports.push({ http: await freePort(), tcp: await freePort(), interserver: await freePort() });
   const at = (shard, replica) => shard * replicas + replica;
@@ -22,7 +37,13 @@ export async function startCluster({ shards = 2, replicas = 1 } = {}) {
       clusters,
       ...(zookeeper ? { zookeeper: zookeeper.port, macros: { shard: shard + 1, replica: `r${replica + 1}` } } : {}),
     });
-  const servers = await Promise.all(ports.map((_, i) => start(Math.floor(i / replicas), i % replicas)));
+  const starts = await Promise.allSettled(ports.map((_, i) => start(Math.floor(i / replicas), i % replicas)));
+  const failed = starts.find((start) => start.status === 'rejected');
+  if (failed) {
+    await Promise.all(starts.map((start) => start.status === 'fulfilled' && start.value.stop()));
+    throw failed.reason;
+  }
+  const servers = starts.map((start) => start.value);
   return {
     cluster: CLUSTER,
     /** Each shard's replicas' HTTP URLs, the first shard first. */

@@ -9,6 +9,7 @@
 //   const { url, stop } = await startClickHouse();
 //   node scripts/clickhouse/start.mjs --dir DIR   the same on DIR's data (created if missing), kept
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { get } from 'node:http';
@@ -99,14 +100,22 @@ const usersXml = (settings) => `<?xml version="1.0"?>
 </yandex>
 `;
 
-/** Whether `SELECT 1` answers; on a connection of its own, closed after (a kept-alive one delays the server's shutdown). */
-function answers(url) {
+/** A file in the server's user_files holding a token of this start. */
+const TOKEN_FILE = 'svc-start-token';
+
+/**
+ * Whether the server answers with this start's token: another server that took the port
+ * answers too. On a connection of its own, closed after (a kept-alive one delays the server's
+ * shutdown).
+ */
+function answers(url, token) {
+  const query = `SELECT token FROM file('${TOKEN_FILE}', 'TSV', 'token String')`;
   return new Promise((resolve) => {
-    const request = get(`${url}/?query=${encodeURIComponent('SELECT 1')}`, { agent: false, timeout: 1000 }, (response) => {
+    const request = get(`${url}/?query=${encodeURIComponent(query)}`, { agent: false, timeout: 1000 }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => (body += chunk));
-      response.on('end', () => resolve(response.statusCode === 200 && body.trim() === '1'));
+      response.on('end', () => resolve(response.statusCode === 200 && body.trim() === token));
       response.on('error', () => resolve(false));
     });
     request.on('timeout', () => request.destroy());
@@ -126,7 +135,18 @@ function answers(url) {
  * tables. `ports` starts it again on the ports of an earlier start (with `dir`: a replica killed
  * by `kill()` and restarted, which its peers find again where they knew it).
  */
-export async function startClickHouse({ timeoutMs = 30_000, keep: keepGiven, dir: givenDir, clusters = {}, settings = {}, zookeeper, macros = {}, ports: givenPorts } = {}) {
+export async function startClickHouse(options = {}) {
+  // A port found free can be taken before the server binds it (tests start servers in parallel).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (error.code !== 'EADDRINUSE' || options.ports || attempt === 5) throw error;
+    }
+  }
+}
+
+async function startOnce({ timeoutMs = 30_000, keep: keepGiven, dir: givenDir, clusters = {}, settings = {}, zookeeper, macros = {}, ports: givenPorts }) {
   const started = performance.now();
   const dir = givenDir ?? mkdtempSync(join(tmpdir(), 'svc-clickhouse-'));
   let keep = keepGiven ?? givenDir !== undefined;
@@ -135,6 +155,8 @@ export async function startClickHouse({ timeoutMs = 30_000, keep: keepGiven, dir
   const { http: httpPort, tcp: tcpPort } = ports;
   writeFileSync(join(dir, 'config.xml'), configXml(dir, ports, clusters, zookeeper, macros));
   writeFileSync(join(dir, 'users.xml'), usersXml(settings));
+  const token = randomUUID();
+  writeFileSync(join(dir, 'user_files', TOKEN_FILE), `${token}\n`);
   const child = spawn(SERVER, [`--config-file=${join(dir, 'config.xml')}`], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => {
@@ -149,14 +171,14 @@ export async function startClickHouse({ timeoutMs = 30_000, keep: keepGiven, dir
     const file = join(dir, 'log', 'clickhouse-server.err.log');
     return existsSync(file) ? readFileSync(file, 'utf8').slice(-4000) : '';
   };
-  while (!(await answers(url))) {
+  while (!(await answers(url, token))) {
     if (exited() || performance.now() - started > timeoutMs) {
       const why = exited() ? `exited (${exited().code ?? exited().signal})` : `did not answer within ${timeoutMs} ms`;
       const detail = `${stderr}\n${errorLog()}`.trim();
       if (!exited()) child.kill('SIGKILL');
       await exit;
       cleanUp();
-      throw new Error(`clickhouse-server ${why}${detail ? `:\n${detail}` : ''}`);
+      throw Object.assign(new Error(`clickhouse-server ${why}${detail ? `:\n${detail}` : ''}`), detail.includes('Address already in use') ? { code: 'EADDRINUSE' } : {});
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -4,7 +4,7 @@ export interface ZooKeeperServer {
   /** The temporary directory (config, data). */
   dir: string;
   pid: number | undefined;
-  /** Milliseconds from the start until it answered `ruok`. */
+  /** Milliseconds from the start until it answered `conf` with its data directory. */
   startMs: number;
   /** Ends the server and removes its directory. */
   stop(): Promise<void>;
