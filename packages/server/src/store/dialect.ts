@@ -109,15 +109,24 @@ export interface RollingWindows {
   size: number;
 }
 
+/**
+ * An aggregate per bucket and over the range, 0 where there is nothing to aggregate: the rows
+ * (`count` without a column), the non-NULL values of a column (`count`), their distinct values,
+ * their sum, least or greatest. `numeric`: the number the column's text is (NULL when not a number).
+ */
+export interface Aggregate {
+  kind: 'count' | 'distinct' | 'sum' | 'min' | 'max';
+  column?: string;
+  numeric?: boolean;
+}
+
 export interface PerBucketAndWhole {
   /** A parenthesized relation with a `bucket` column and the group columns. */
   source: string;
   interval: Interval;
   groups: string[];
-  /** Aggregate expressions by their column names. */
-  aggregates: Record<string, string>;
-  /** The source's columns the aggregates read. */
-  measured: string[];
+  /** Aggregates by their column names. */
+  aggregates: Record<string, Aggregate>;
   where?: string;
   /**
    * Only the groups whose `column` over the range is among the `count` largest (ties
@@ -125,6 +134,14 @@ export interface PerBucketAndWhole {
    * answers its top groups only, and the per-bucket rows of all groups are most of its work).
    */
   onlyTop?: { column: string; count: number };
+}
+
+/** An aggregate as one SQL expression of a dialect. */
+export function aggregateSql(dialect: Pick<Dialect, 'number' | 'distinctCount'>, { kind, column, numeric }: Aggregate): string {
+  const value = column === undefined ? '*' : numeric ? dialect.number(column) : column;
+  if (kind === 'count') return `count(${value})`;
+  if (kind === 'distinct') return dialect.distinctCount(value);
+  return `coalesce(${kind}(${value}), 0)`;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Aggregates of a scan per bucket and group, and over the whole range: distinct users, events, and sums, counts, minima and maxima of a numeric
 // property (the scan's last property column).
-import type { Dialect, RollingWindows } from '../../store/dialect.js';
+import type { Aggregate, RollingWindows } from '../../store/dialect.js';
 import type { EventScan } from '../../model/query.js';
 import { bucketLabels } from '../../model/time.js';
 import { type RunnerContext, groupColumns, groupsOf } from './context.js';
@@ -12,23 +12,21 @@ export interface Counts {
   collapsed: { groups: string[]; value: number }[];
 }
 
-/** SQL of each measure and the column it reads; property measures read the numeric value of `p<last>` (non-numbers ignored). */
-function aggregateSql(dialect: Dialect, measure: Measure, valueColumn: string): { sql: string; measured: string[] } {
-  const ofValue = (sql: string) => ({ sql, measured: [valueColumn] });
-  const number = dialect.number(valueColumn);
+/** The aggregate of each measure; property measures read the numeric value of `valueColumn` (non-numbers ignored). */
+function aggregateOf(measure: Measure, valueColumn: string): Aggregate {
   switch (measure) {
     case 'uniques':
-      return { sql: dialect.distinctCount('svc_id'), measured: ['svc_id'] };
+      return { kind: 'distinct', column: 'svc_id' };
     case 'totals':
-      return { sql: 'count(*)', measured: [] };
+      return { kind: 'count' };
     case 'propsum':
-      return ofValue(`coalesce(sum(${number}), 0)`);
+      return { kind: 'sum', column: valueColumn, numeric: true };
     case 'propcount':
-      return ofValue(`count(${number})`);
+      return { kind: 'count', column: valueColumn, numeric: true };
     case 'propmin':
-      return ofValue(`coalesce(min(${number}), 0)`);
+      return { kind: 'min', column: valueColumn, numeric: true };
     case 'propmax':
-      return ofValue(`coalesce(max(${number}), 0)`);
+      return { kind: 'max', column: valueColumn, numeric: true };
   }
 }
 
@@ -47,10 +45,10 @@ export async function counts(ctx: RunnerContext, scan: EventScan, measure: Measu
   if (fromTimelines) return fromTimelines;
   const groups = groupColumns(options.groupCount ?? scan.properties.length);
   const { dialect } = ctx;
-  const aggregate = aggregateSql(dialect, measure, `p${scan.properties.length - 1}`);
+  const aggregate = aggregateOf(measure, `p${scan.properties.length - 1}`);
   const sql = dialect.scan(scan);
   const source = `(${options.windows ? dialect.rebucketed(scan, sql, options.windows) : sql})`;
-  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate.sql }, measured: aggregate.measured, where: options.where, onlyTop: options.onlyTop === undefined ? undefined : { column: 'n', count: options.onlyTop } });
+  const query = dialect.perBucketAndWhole({ source, interval: scan.interval!, groups, aggregates: { n: aggregate }, where: options.where, onlyTop: options.onlyTop === undefined ? undefined : { column: 'n', count: options.onlyTop } });
   const result: Counts = { perBucket: [], collapsed: [] };
   // Bucket × group rows can be many (30 days × 1000 groups): read a chunk at a time.
   for await (const rows of ctx.queryChunks(query)) {

@@ -2,6 +2,7 @@
 // that hold an active event, dated and bucketed by their start (the session_id), their
 // length the last event's time minus the start, at most a day.
 import { bucketLabels, type ReportRange } from '../../model/time.js';
+import type { Aggregate } from '../../store/dialect.js';
 import type { RunnerContext, SeriesResult } from './context.js';
 
 export const MAX_SESSION_MS = 86_400_000;
@@ -34,12 +35,12 @@ export async function dailySessions(ctx: RunnerContext, range: ReportRange, meas
   const xValues = bucketLabels(range, 'day');
   const { dialect } = ctx;
   // The whole range is the row with `whole` set (its bucket NULL).
-  const perDay = async (source: string, aggregates: Record<string, string>, measured: string[], where?: string) =>
-    new Map((await ctx.query(dialect.perBucketAndWhole({ source: `(${source})`, interval: 'day', groups: [], aggregates, measured, where }))).map((r) => [r.whole ? null : (r.bucket as string), r]));
-  const byBucket = await perDay(sessionsSql(ctx, range, true), { sessions: 'count(*)', total_ms: 'sum(length_ms)' }, ['length_ms']);
+  const perDay = async (source: string, aggregates: Record<string, Aggregate>, where?: string) =>
+    new Map((await ctx.query(dialect.perBucketAndWhole({ source: `(${source})`, interval: 'day', groups: [], aggregates, where }))).map((r) => [r.whole ? null : (r.bucket as string), r]));
+  const byBucket = await perDay(sessionsSql(ctx, range, true), { sessions: { kind: 'count' }, total_ms: { kind: 'sum', column: 'length_ms' } });
   const active =
     measure === 'perUser'
-      ? await perDay(dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' }), { users: dialect.distinctCount('svc_id') }, ['svc_id'], 'active')
+      ? await perDay(dialect.scan({ appId: ctx.appId, timeZone: ctx.timeZone, range, segment: [], properties: [], interval: 'day' }), { users: { kind: 'distinct', column: 'svc_id' } }, 'active')
       : undefined;
   const valueOf = (bucket: string | null) => {
     const row = byBucket.get(bucket);

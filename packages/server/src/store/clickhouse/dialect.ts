@@ -25,15 +25,18 @@
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, plainEventType, type PropertyRef } from '../../model/query.js';
-import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
+import { type Aggregate, type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
 import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 import type { Interval } from '../../model/time.js';
 import { currentCohortMembers, currentUserMappings, currentUserSummaries, NEVER_PAID } from './tables.js';
 
-/** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 /** The smallest positive double at full precision. */
 const MIN_NORMAL = 2.2250738585072014e-308;
+/** A ClickHouse string literal (backslashes are escapes in ClickHouse literals). */
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** Each aggregate's function, whose -State and -Merge forms split it per bucket and merge it over the range. */
+const AGGREGATE_FUNCTIONS: Record<Aggregate['kind'], string> = { count: 'count', distinct: 'uniqExact', sum: 'sum', min: 'min', max: 'max' };
+const aggregateArgument = ({ column, numeric }: Aggregate, number: (text: string) => string) => (column === undefined ? '' : numeric ? number(column) : column);
 
 /** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
 const joined = (a: string, b: string) => `nullIf(concat(ifNull(${a}, ''), if(${a} IS NOT NULL AND ${b} IS NOT NULL, ' ', ''), ifNull(${b}, '')), '')`;
@@ -249,17 +252,23 @@ export class ClickHouseDialect implements Dialect {
   }
 
   /**
-   * No grouping sets on 18.16: the per-bucket and the whole-range aggregates are two GROUP BYs
-   * joined by UNION ALL (two passes). The label is made outside the GROUP BY: an alias named
-   * like a column it reads would be a cycle here.
+   * No grouping sets on 18.16, and a second GROUP BY reads the source again: the aggregates'
+   * states per bucket and group, then per group their values per bucket and their merge over
+   * the range, as arrays joined out into rows (the last one the whole range's). The label is
+   * made from the states' rows, not per source row.
    */
   perBucketAndWhole({ source, interval, groups, aggregates, where }: PerBucketAndWhole): string {
     const names = Object.keys(aggregates);
-    const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
-    const grouped = (keys: string[], whole: 0 | 1) =>
-      `SELECT ${[...keys, ...values].join(', ')}, ${whole} AS whole FROM ${source} AS s WHERE ${where ?? '1'}${keys.length > 0 ? ` GROUP BY ${keys.join(', ')}` : ''}`;
-    const outer = (bucket: string, keys: string[], whole: 0 | 1) => `SELECT ${bucket} AS bucket, ${[...groups, ...names, 'whole'].join(', ')} FROM (${grouped(keys, whole)})`;
-    return `SELECT * FROM (${outer(this.bucketLabel('bucket', interval), ['bucket', ...groups], 0)} UNION ALL ${outer('NULL', groups, 1)})`;
+    const states = Object.entries(aggregates).map(([name, aggregate]) => `${AGGREGATE_FUNCTIONS[aggregate.kind]}State(${aggregateArgument(aggregate, this.number)}) AS ${name}`);
+    const perBucket = `SELECT bucket, ${[...groups, ...states].join(', ')} FROM ${source} AS s WHERE ${where ?? '1'} GROUP BY ${['bucket', ...groups].join(', ')}`;
+    const arrays = [
+      `arrayPushBack(groupArray(${this.bucketLabel('bucket', interval)}), '') AS labels`,
+      `arrayMap(i -> toUInt8(i = length(labels)), arrayEnumerate(labels)) AS wholes`,
+      ...Object.entries(aggregates).map(([name, { kind }]) => `arrayPushBack(groupArray(ifNull(finalizeAggregation(${name}), 0)), ifNull(${AGGREGATE_FUNCTIONS[kind]}Merge(${name}), 0)) AS ${name}_values`),
+    ];
+    const perGroup = `SELECT ${[...groups, ...arrays].join(', ')} FROM (${perBucket})${groups.length > 0 ? ` GROUP BY ${groups.join(', ')}` : ''}`;
+    const joined = ['labels AS label', 'wholes AS whole', ...names.map((name) => `${name}_values AS ${name}`)];
+    return `SELECT if(whole = 1, NULL, label) AS bucket, ${[...groups, ...names, 'whole'].join(', ')} FROM (${perGroup}) ARRAY JOIN ${joined.join(', ')}`;
   }
 
   /** No VALUES tables and no EXCLUDE on 18.16: each row's targets are an array of its bucket, joined out. */

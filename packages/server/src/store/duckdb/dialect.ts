@@ -1,7 +1,7 @@
 // Prints the reporting query model as DuckDB SQL (the Dialect of ../dialect.ts).
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, plainEventType, type PropertyRef } from '../../model/query.js';
 import type { Interval } from '../../model/time.js';
-import { type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
+import { aggregateSql, type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
 import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 import { userSummariesSql } from './user-summaries.js';
 
@@ -236,8 +236,9 @@ export class DuckDbDialect implements Dialect {
    * SETS with distinct counts cost a quarter more CPU (a distinct table per set and group); the
    * source read twice evaluates its JSON properties twice.
    */
-  perBucketAndWhole({ source, interval, groups, aggregates, measured, where, onlyTop }: PerBucketAndWhole): string {
-    const values = Object.entries(aggregates).map(([name, sql]) => `${sql} AS ${name}`);
+  perBucketAndWhole({ source, interval, groups, aggregates, where, onlyTop }: PerBucketAndWhole): string {
+    const values = Object.entries(aggregates).map(([name, aggregate]) => `${aggregateSql(this, aggregate)} AS ${name}`);
+    const measured = Object.values(aggregates).flatMap((aggregate) => (aggregate.column === undefined ? [] : [aggregate.column]));
     const columns = [...new Set(['bucket', ...groups, ...measured])];
     const grouped = (keys: string[]) => (keys.length === 0 ? '' : ` GROUP BY ${keys.join(', ')}`);
     const rows = `s AS MATERIALIZED (SELECT ${columns.join(', ')} FROM ${source} s WHERE ${where ?? 'true'})`;
