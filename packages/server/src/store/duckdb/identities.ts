@@ -3,7 +3,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { timeSlicer, yieldToEventLoop } from '../../shared/time-slice.js';
 import { Identities, type IdentityBatch, type IdentityRows } from '../identity.js';
-import { appendAll, rowsOf } from './results.js';
+import { appendAll, rowsOf, upsertRows } from './results.js';
 import { foldMergedSummaries } from './user-summaries.js';
 
 /** The stored identities, and the `ingest_seq` of the last event loaded. */
@@ -56,20 +56,8 @@ export async function resolveIdentities(connection: DuckDBConnection, identities
 /** Writes a batch's identity changes; merged ids are replaced in the events and profiles stored before. */
 export async function persistIdentities(connection: DuckDBConnection, batch: IdentityBatch): Promise<void> {
   const { users, devices, merges } = batch.changes();
-  const fill = async (table: string, columns: string, rows: (string | number | null)[][]) => {
-    // Most user mappings change no identity: they create no temp tables.
-    if (rows.length === 0) return;
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ${table}_changes AS SELECT * FROM ${table} LIMIT 0`);
-    const appender = await connection.createAppender(`${table}_changes`, 'main', 'temp');
-    await appendAll(appender, rows, (row) => {
-      for (const value of row) {
-        if (value === null) appender.appendNull();
-        else if (typeof value === 'number') appender.appendBigInt(BigInt(value));
-        else appender.appendVarchar(value);
-      }
-    });
-    await connection.run(`INSERT OR REPLACE INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
-  };
+  // Most user mappings change no identity: they create no temp tables.
+  const fill = (table: string, columns: string, rows: (string | number | null)[][]) => upsertRows(connection, table, columns, rows);
   await fill('identity_users', 'app_id, user_id, svc_id', users.map((u) => [u.appId, u.userId, u.svcId]));
   await fill('identity_devices', 'app_id, device_id, svc_id, owner', devices.map((d) => [d.appId, d.deviceId, d.svcId, d.owner]));
   await fill('svc_merges', 'from_svc, to_svc', merges.map((m) => [m.from, m.to]));

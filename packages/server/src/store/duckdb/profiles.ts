@@ -3,7 +3,7 @@
 // the segment's load.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfiles } from '../profiles.js';
-import { appendAll, rowsOf } from './results.js';
+import { appendAll, rowsOf, rowsWithKeys, upsertRows } from './results.js';
 
 /** Applies the `$identify` rows of `segment` (joined to their ids) in order: one profile version each. */
 export async function applyUserProfiles(connection: DuckDBConnection, ingestSeqBase: number): Promise<void> {
@@ -12,19 +12,17 @@ export async function applyUserProfiles(connection: DuckDBConnection, ingestSeqB
     `SELECT s.app_id, i.svc_id, s.user_properties, s.time, s.seq FROM segment s JOIN segment_ids i USING (seq)
      WHERE s.event_type = '$identify' AND s.user_properties IS NOT NULL AND NOT coalesce(s.skip_user_properties_sync, false) AND i.svc_id IS NOT NULL ORDER BY s.seq`,
   );
+  const userKey = (appId: unknown, svcId: unknown) => `${Number(appId)}\u0000${Number(svcId)}`;
   const updates = rows.map((row) => ({
-    key: `${row.app_id}\u0000${row.svc_id}`,
+    key: userKey(row.app_id, row.svc_id),
     appId: row.app_id as number,
     svcId: Number(row.svc_id),
     seq: Number(row.seq),
     operations: JSON.parse(row.user_properties as string) as Properties,
     time: Number(row.time),
   }));
-  const prior = new Map<string, Properties>();
-  for (const { key, appId, svcId } of updatedProfiles(updates)) {
-    const [stored] = await rowsOf(connection, 'SELECT properties FROM profiles WHERE app_id = ? AND svc_id = ?', [appId, svcId]);
-    if (stored) prior.set(key, JSON.parse(stored.properties as string) as Properties);
-  }
+  const stored = await rowsWithKeys(connection, 'profiles', 'app_id, svc_id', updatedProfiles(updates).map((u) => [u.appId, u.svcId]), 'app_id, svc_id, properties');
+  const prior = new Map(stored.map((row) => [userKey(row.app_id, row.svc_id), JSON.parse(row.properties as string) as Properties]));
   const { profiles, versions } = foldProfiles(updates, (key) => prior.get(key));
   await connection.run('CREATE OR REPLACE TEMP TABLE versions_changes AS SELECT * FROM profile_versions LIMIT 0');
   const appender = await connection.createAppender('versions_changes', 'main', 'temp');
@@ -35,9 +33,8 @@ export async function applyUserProfiles(connection: DuckDBConnection, ingestSeqB
     appender.appendVarchar(JSON.stringify(properties));
   });
   await connection.run('INSERT INTO profile_versions SELECT * FROM versions_changes');
-  for (const { properties, last } of profiles.values()) {
-    await connection.run('INSERT OR REPLACE INTO profiles VALUES (?, ?, ?, ?)', [last.appId, last.svcId, JSON.stringify(properties), last.time]);
-  }
+  const changed = [...profiles.values()].map(({ properties, last }) => [last.appId, last.svcId, JSON.stringify(properties), last.time]);
+  await upsertRows(connection, 'profiles', 'app_id, svc_id, properties, updated_at', changed);
 }
 
 /** Applies the `$groupidentify` rows of `segment` in order. */
@@ -52,12 +49,11 @@ export async function applyGroupProfiles(connection: DuckDBConnection): Promise<
     const operations = JSON.parse(row.group_properties as string) as Properties;
     return groupsOf(JSON.parse(row.groups as string) as Record<string, string | string[]>).map((group) => ({ key: groupProfileKey(appId, group), appId, group, operations, time: Number(row.time) }));
   });
-  const prior = new Map<string, Properties>();
-  for (const { key, appId, group } of updatedProfiles(updates)) {
-    const [stored] = await rowsOf(connection, 'SELECT properties FROM group_profiles WHERE app_id = ? AND group_type = ? AND group_value = ?', [appId, group.group_type, group.group_value]);
-    if (stored) prior.set(key, JSON.parse(stored.properties as string) as Properties);
-  }
-  for (const { properties, last } of foldProfiles(updates, (key) => prior.get(key)).profiles.values()) {
-    await connection.run('INSERT OR REPLACE INTO group_profiles VALUES (?, ?, ?, ?, ?)', [last.appId, last.group.group_type, last.group.group_value, JSON.stringify(properties), last.time]);
-  }
+  const keys = updatedProfiles(updates).map(({ appId, group }) => [appId, group.group_type, group.group_value]);
+  const stored = await rowsWithKeys(connection, 'group_profiles', 'app_id, group_type, group_value', keys, 'app_id, group_type, group_value, properties');
+  const prior = new Map(
+    stored.map((row) => [groupProfileKey(Number(row.app_id), { group_type: row.group_type as string, group_value: row.group_value as string }), JSON.parse(row.properties as string) as Properties]),
+  );
+  const changed = [...foldProfiles(updates, (key) => prior.get(key)).profiles.values()].map(({ properties, last }) => [last.appId, last.group.group_type, last.group.group_value, JSON.stringify(properties), last.time]);
+  await upsertRows(connection, 'group_profiles', 'app_id, group_type, group_value, properties, updated_at', changed);
 }

@@ -38,6 +38,35 @@ export async function appendAll<T>(appender: DuckDBAppender, items: readonly T[]
   appender.closeSync();
 }
 
+type Cell = string | number | null;
+
+/** Appends rows to a new temp table shaped as `like`'s `columns` (numbers as BIGINT, cast on append). */
+async function appendedTemp(connection: DuckDBConnection, name: string, like: string, columns: string, rows: readonly Cell[][]): Promise<void> {
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${name} AS SELECT ${columns} FROM ${like} LIMIT 0`);
+  const appender = await connection.createAppender(name, 'main', 'temp');
+  await appendAll(appender, rows, (row) => {
+    for (const value of row) {
+      if (value === null) appender.appendNull();
+      else if (typeof value === 'number') appender.appendBigInt(BigInt(value));
+      else appender.appendVarchar(value);
+    }
+  });
+}
+
+/** Inserts or replaces rows of `table` (its primary key decides) in one statement: a row at a time costs milliseconds each. */
+export async function upsertRows(connection: DuckDBConnection, table: string, columns: string, rows: readonly Cell[][]): Promise<void> {
+  if (rows.length === 0) return;
+  await appendedTemp(connection, `${table}_changes`, table, columns, rows);
+  await connection.run(`INSERT OR REPLACE INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
+}
+
+/** The `columns` of the rows of `table` whose `keys` columns hold one of `values`, in one join. */
+export async function rowsWithKeys(connection: DuckDBConnection, table: string, keys: string, values: readonly Cell[][], columns: string): Promise<Row[]> {
+  if (values.length === 0) return [];
+  await appendedTemp(connection, `${table}_keys`, table, keys, values);
+  return rowsOf(connection, `SELECT ${columns} FROM ${table} JOIN ${table}_keys USING (${keys})`);
+}
+
 /** Reads a result's chunks: `row` gets each row's column vectors and index. */
 export async function eachRow(result: DuckDBResult, row: (columns: DuckDBVector[], index: number) => void, stop = () => false): Promise<void> {
   for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0 && !stop(); chunk = await result.fetchChunk()) {

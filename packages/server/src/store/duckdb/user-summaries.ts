@@ -18,13 +18,19 @@ const upsert = (source: string) => `INSERT INTO user_summaries ${source}
     start_seq = least(user_summaries.start_seq, excluded.start_seq),
     first_paid_seq = least(user_summaries.first_paid_seq, excluded.first_paid_seq)`;
 
-const summariesOf = (where: string) => `SELECT app_id, svc_id, min(ingest_seq) FILTER (WHERE app_version IS NOT NULL),
-    arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL), min(ingest_seq) FILTER (WHERE revenue IS NOT NULL)
+const summariesOf = (where: string) => `SELECT app_id, svc_id, min(ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_seq,
+    arg_min(app_version, ingest_seq) FILTER (WHERE app_version IS NOT NULL) AS start_version, min(ingest_seq) FILTER (WHERE revenue IS NOT NULL) AS first_paid_seq
   FROM events WHERE svc_id IS NOT NULL${where} GROUP BY app_id, svc_id`;
 
-/** The events loaded after ingest_seq `afterSeq` (their svc_ids final, merges applied) counted in. */
+/**
+ * The events loaded after ingest_seq `afterSeq` (their svc_ids final, merges applied) counted in.
+ * Only new users' rows and those the events give a first value change: an update of every
+ * user of the segment cost most of the statement.
+ */
 export async function summarizeLoadedEvents(connection: DuckDBConnection, afterSeq: number): Promise<void> {
-  await connection.run(upsert(summariesOf(` AND ingest_seq > ${Math.trunc(afterSeq)}`)));
+  const changing = `SELECT n.* FROM (${summariesOf(` AND ingest_seq > ${Math.trunc(afterSeq)}`)}) n LEFT JOIN user_summaries o USING (app_id, svc_id)
+    WHERE o.svc_id IS NULL OR (n.start_seq IS NOT NULL AND o.start_seq IS NULL) OR (n.first_paid_seq IS NOT NULL AND o.first_paid_seq IS NULL)`;
+  await connection.run(upsert(changing));
 }
 
 /** The rows of the users merged in this load (`svc_merges_changes`) folded into their targets'. */

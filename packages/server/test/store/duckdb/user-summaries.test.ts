@@ -51,6 +51,10 @@ test('rows follow the loads, a merged history counts from its earliest event, an
   expect(await kept()).toEqual(await fromEvents());
   expect(await summaryOf('ada')).toEqual({ start_version: '1.0', paid: true });
   expect(await summaryOf('bo')).toEqual({ start_version: '5.0', paid: false });
+  // Bo's first revenue comes after his row was written without one; a later version changes nothing.
+  await load([event({ user_id: 'bo', revenue: 2, price: 2, app_version: '6.0' })]);
+  expect(await kept()).toEqual(await fromEvents());
+  expect(await summaryOf('bo')).toEqual({ start_version: '5.0', paid: true });
   const before = await kept();
   await engine.close();
   // A data directory of a build without the rows: rebuilt from the events at open.
