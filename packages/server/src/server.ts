@@ -265,7 +265,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const annotations = new AnnotationHandlers(new AnnotationStore(entitySql));
   const { limits: reportingLimits, close: closeReportingLimits } = await openReportingLimits(config, log);
   const links = new SignedLinks(linkSecret(sharedDir), clock);
-  const taxonomyStore = new TaxonomyStore(entitySql);
+  const taxonomyStore = new TaxonomyStore(entitySql, !clickhouse);
   // The names of events and properties do not depend on the time zone.
   const ingestedNamesDialect = clickhouse ? new ClickHouseDialect() : new DuckDbDialect();
   const taxonomy = new TaxonomyHandlers(taxonomyStore, new TaxonomyLimits(config.taxonomyLimits), new StoredEventNames(store, ingestedNamesDialect));

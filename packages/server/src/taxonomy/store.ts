@@ -175,7 +175,15 @@ export class TaxonomyStore extends EntityTables {
   /** Per project, its plan's event types as read at a version of the plan. */
   private readonly names = new Map<number, { version: number; names: Promise<EventTypeNames> }>();
 
-  constructor(sql: SqlSession) {
+  constructor(
+    sql: SqlSession,
+    /**
+     * No other process writes the plan (DuckDB: the data directory is this process's): what is
+     * kept stays until this store changes it, without asking the version on every reading, a
+     * statement that waits behind a load in progress on DuckDB (every reporting request did).
+     */
+    private readonly soleWriter = false,
+  ) {
     super(sql, TAXONOMY_TABLES);
   }
 
@@ -186,16 +194,22 @@ export class TaxonomyStore extends EntityTables {
    */
   async change<T>(appId: number, work: (plan: TaxonomyPlan) => Promise<T>): Promise<T> {
     await this.tables();
-    return this.sql.transaction(async (tx) => {
-      const result = await work(new TaxonomyPlan(tx, appId));
-      await tx.run('INSERT INTO plan_versions VALUES (?, 1) ON CONFLICT (app_id) DO UPDATE SET version = plan_versions.version + 1', [appId]);
-      return result;
-    });
+    try {
+      return await this.sql.transaction(async (tx) => {
+        const result = await work(new TaxonomyPlan(tx, appId));
+        await tx.run('INSERT INTO plan_versions VALUES (?, 1) ON CONFLICT (app_id) DO UPDATE SET version = plan_versions.version + 1', [appId]);
+        return result;
+      });
+    } finally {
+      if (this.soleWriter) this.names.delete(appId);
+    }
   }
 
   /** What reporting reads of the plan's event types (kept while the plan's version stays). */
   async eventTypeNames(appId: number): Promise<EventTypeNames> {
     await this.tables();
+    const known = this.soleWriter ? this.names.get(appId) : undefined;
+    if (known) return known.names;
     // Read before the names: a change in between makes the kept names newer than their version, read again next time.
     const [row] = await this.sql.rows('SELECT version FROM plan_versions WHERE app_id = ?', [appId]);
     const version = Number(row?.version ?? 0);

@@ -9,12 +9,13 @@ import { type Harness, startHarness } from '../support/harness.js';
 import { postJson, send } from '../support/http.js';
 
 let h: Harness;
+// A minute ago, but today (UTC): the events list counts today's events.
+const time = Math.max(Date.now() - 60_000, new Date().setUTCHours(0, 0, 0, 0));
 
 beforeAll(async () => {
   h = await startHarness(['ingest', 'app']);
   h.server.tenancy.grantTaxonomy(h.project.app_id);
   h.server.tenancy.grantTaxonomy(h.otherProject.app_id);
-  const time = Date.now() - 60_000;
   const events = [
     { event_type: 'Checkout Completed', user_id: 'user-1', time, event_properties: { cart_value: 12.5 } },
     { event_type: 'Viewed', user_id: 'user-1', time },
@@ -130,10 +131,13 @@ test('the events list shows the plan’s display names and its hidden and delete
   expect(byName.get('Checkout Completed')).toMatchObject({ display: 'Checkout Completed', flow_hidden: true, hidden: false });
   expect(byName.get('Search')).toMatchObject({ deleted: true });
   expect((await call('POST', '/event/Search/restore')).status).toBe(200);
+  // What reporting keeps of the plan follows the change at once.
+  const after = await send(`${h.proxied.app}/api/2/events/list`, { headers: authOf(h.project) });
+  expect((after.body.data as { value: string }[]).find((row) => row.value === 'Search')).toMatchObject({ deleted: false });
 });
 
 test('reporting selects the events of a renamed event type by its new name', async () => {
-  const day = new Date(Date.now() - 60_000).toISOString().slice(0, 10).replace(/-/g, '');
+  const day = new Date(time).toISOString().slice(0, 10).replace(/-/g, '');
   const segmentation = (eventType: string) => send(`${h.proxied.app}/api/2/events/segmentation?start=${day}&end=${day}&m=totals&e=${encodeURIComponent(JSON.stringify({ event_type: eventType }))}`, { headers: authOf(h.project) });
   const renamed = await segmentation('Page Viewed');
   expect(renamed.status).toBe(200);

@@ -67,32 +67,45 @@ class Tally {
     this.piece = 0;
   }
 
-  /** Counts the events of `times[from..to)` (one user's, in time order) in the range. */
+  /**
+   * Counts the events of `times[from..to)` (one user's, in time order) in the range, a bucket
+   * piece at a time: each piece's events are found by binary search, not read one by one.
+   */
   countRun(times: Float64Array, from: number, to: number): void {
     this.startRun();
-    for (let i = firstAtOrAfter(times, from, to, this.startMs); i < to && times[i]! < this.endMs; ) {
-      const time = times[i]!;
-      const countsFrom = this.add(time);
-      i = countsFrom > time ? firstAtOrAfter(times, i + 1, to, countsFrom) : i + 1;
+    const end = firstAtOrAfter(times, from, to, this.endMs);
+    for (let i = firstAtOrAfter(times, from, end, this.startMs); i < end; ) {
+      const pieceEnd = this.enter(times[i]!);
+      const next = firstAtOrAfter(times, i + 1, end, pieceEnd);
+      this.addEvents(next - i);
+      i = next;
+    }
+  }
+
+  /** Moves to the piece of an event's time (times come in order within a run); its end. */
+  enter(time: number): number {
+    while (time >= this.starts[this.piece + 1]!) this.piece++;
+    return this.starts[this.piece + 1]!;
+  }
+
+  /** Counts `events` (at least one) of the current piece. */
+  addEvents(events: number): void {
+    const bucket = this.buckets[this.piece]!;
+    this.counted = true;
+    if (!this.uniques) {
+      if (bucket >= 0) this.perBucket[bucket]! += events;
+      this.whole += events;
+    } else if (bucket >= 0 && this.countedUser[bucket] !== this.user) {
+      this.countedUser[bucket] = this.user;
+      this.perBucket[bucket]!++;
     }
   }
 
   /** Counts an event; the time before which the user's next events of the run count nothing more (uniques: the piece's end). */
   add(time: number): number {
-    const { starts, perBucket } = this;
-    while (time >= starts[this.piece + 1]!) this.piece++;
-    const bucket = this.buckets[this.piece]!;
-    this.counted = true;
-    if (!this.uniques) {
-      if (bucket >= 0) perBucket[bucket]!++;
-      this.whole++;
-      return time;
-    }
-    if (bucket >= 0 && this.countedUser[bucket] !== this.user) {
-      this.countedUser[bucket] = this.user;
-      perBucket[bucket]!++;
-    }
-    return starts[this.piece + 1]!;
+    const pieceEnd = this.enter(time);
+    this.addEvents(1);
+    return this.uniques ? pieceEnd : time;
   }
 }
 
@@ -121,9 +134,15 @@ export function timelineCounts(project: ProjectTimelines | undefined, query: Tim
     }
     return tally.counts();
   }
+  // Every type counted (`_all`, or `_active` of a project without inactive events): no type to read.
+  const everyType = !query.firstEventsOnly && matches.every((match) => match === 1);
   for (const timeline of project.users.values()) {
     tally.nextUser();
     const { times, length } = timeline;
+    if (everyType) {
+      tally.countRun(times, 0, length);
+      continue;
+    }
     // The events of the range (found by binary search: the loop then reads only the types of the others).
     let [i, to] = [firstAtOrAfter(times, 0, length, startMs), firstAtOrAfter(times, 0, length, endMs)];
     if (query.firstEventsOnly) {
