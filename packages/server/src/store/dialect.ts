@@ -136,9 +136,15 @@ export interface PerBucketAndWhole {
   onlyTop?: { column: string; count: number };
 }
 
+/** What an aggregate reads: its column (as the number its text is when `numeric`); none for `count` of rows. */
+export function aggregatedValue(dialect: Pick<Dialect, 'number'>, { column, numeric }: Aggregate): string | undefined {
+  return column === undefined ? undefined : numeric ? dialect.number(column) : column;
+}
+
 /** An aggregate as one SQL expression of a dialect. */
-export function aggregateSql(dialect: Pick<Dialect, 'number' | 'distinctCount'>, { kind, column, numeric }: Aggregate): string {
-  const value = column === undefined ? '*' : numeric ? dialect.number(column) : column;
+export function aggregateSql(dialect: Pick<Dialect, 'number' | 'distinctCount'>, aggregate: Aggregate): string {
+  const { kind } = aggregate;
+  const value = aggregatedValue(dialect, aggregate) ?? '*';
   if (kind === 'count') return `count(${value})`;
   if (kind === 'distinct') return dialect.distinctCount(value);
   return `coalesce(${kind}(${value}), 0)`;

@@ -25,7 +25,7 @@
 // mirror, as one constant pair of arrays given to `transform` (a scalar subquery).
 // Ordered and sequential funnels walk each user's event lists with array functions.
 import { type CohortCondition, type Condition, type EventScan, type EventSelector, INACTIVE_EVENT_TYPES, plainEventType, type PropertyRef } from '../../model/query.js';
-import { type Aggregate, type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
+import { type Aggregate, aggregatedValue, type ChainedFunnel, type Dialect, localWallMs, type PerBucketAndWhole, type RollingWindows } from '../dialect.js';
 import { type ConditionPrimitives, conditionSql } from '../dialect-conditions.js';
 import type { Interval } from '../../model/time.js';
 import { currentCohortMembers, currentUserMappings, currentUserSummaries, NEVER_PAID } from './tables.js';
@@ -36,7 +36,6 @@ const MIN_NORMAL = 2.2250738585072014e-308;
 const string = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 /** Each aggregate's function, whose -State and -Merge forms split it per bucket and merge it over the range. */
 const AGGREGATE_FUNCTIONS: Record<Aggregate['kind'], string> = { count: 'count', distinct: 'uniqExact', sum: 'sum', min: 'min', max: 'max' };
-const aggregateArgument = ({ column, numeric }: Aggregate, number: (text: string) => string) => (column === undefined ? '' : numeric ? number(column) : column);
 
 /** `concat_ws(' ', a, b)` (NULLs skipped), empty as NULL: 18.16 has no concat_ws. */
 const joined = (a: string, b: string) => `nullIf(concat(ifNull(${a}, ''), if(${a} IS NOT NULL AND ${b} IS NOT NULL, ' ', ''), ifNull(${b}, '')), '')`;
@@ -259,7 +258,7 @@ export class ClickHouseDialect implements Dialect {
    */
   perBucketAndWhole({ source, interval, groups, aggregates, where }: PerBucketAndWhole): string {
     const names = Object.keys(aggregates);
-    const states = Object.entries(aggregates).map(([name, aggregate]) => `${AGGREGATE_FUNCTIONS[aggregate.kind]}State(${aggregateArgument(aggregate, this.number)}) AS ${name}`);
+    const states = Object.entries(aggregates).map(([name, aggregate]) => `${AGGREGATE_FUNCTIONS[aggregate.kind]}State(${aggregatedValue(this, aggregate) ?? ''}) AS ${name}`);
     const perBucket = `SELECT bucket, ${[...groups, ...states].join(', ')} FROM ${source} AS s WHERE ${where ?? '1'} GROUP BY ${['bucket', ...groups].join(', ')}`;
     const arrays = [
       `arrayPushBack(groupArray(${this.bucketLabel('bucket', interval)}), '') AS labels`,

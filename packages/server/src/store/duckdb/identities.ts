@@ -57,10 +57,9 @@ export async function resolveIdentities(connection: DuckDBConnection, identities
 export async function persistIdentities(connection: DuckDBConnection, batch: IdentityBatch): Promise<void> {
   const { users, devices, merges } = batch.changes();
   // Most user mappings change no identity: they create no temp tables.
-  const fill = (table: string, columns: string, rows: (string | number | null)[][]) => upsertRows(connection, table, columns, rows);
-  await fill('identity_users', 'app_id, user_id, svc_id', users.map((u) => [u.appId, u.userId, u.svcId]));
-  await fill('identity_devices', 'app_id, device_id, svc_id, owner', devices.map((d) => [d.appId, d.deviceId, d.svcId, d.owner]));
-  await fill('svc_merges', 'from_svc, to_svc', merges.map((m) => [m.from, m.to]));
+  await upsertRows(connection, 'identity_users', 'app_id, user_id, svc_id', users.map((u) => [u.appId, u.userId, u.svcId]));
+  await upsertRows(connection, 'identity_devices', 'app_id, device_id, svc_id, owner', devices.map((d) => [d.appId, d.deviceId, d.svcId, d.owner]));
+  await upsertRows(connection, 'svc_merges', 'from_svc, to_svc', merges.map((m) => [m.from, m.to]));
   if (merges.length === 0) return;
   await connection.run('UPDATE events SET svc_id = m.to_svc FROM svc_merges_changes m WHERE events.svc_id = m.from_svc');
   await foldMergedSummaries(connection);

@@ -3,7 +3,7 @@
 // the segment's load.
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { foldProfiles, groupProfileKey, groupsOf, type Properties, updatedProfiles } from '../profiles.js';
-import { appendAll, rowsOf, rowsWithKeys, upsertRows } from './results.js';
+import { insertRows, rowsOf, rowsWithKeys, upsertRows } from './results.js';
 
 /** Applies the `$identify` rows of `segment` (joined to their ids) in order: one profile version each. */
 export async function applyUserProfiles(connection: DuckDBConnection, ingestSeqBase: number): Promise<void> {
@@ -24,15 +24,8 @@ export async function applyUserProfiles(connection: DuckDBConnection, ingestSeqB
   const stored = await rowsWithKeys(connection, 'profiles', 'app_id, svc_id', updatedProfiles(updates).map((u) => [u.appId, u.svcId]), 'app_id, svc_id, properties');
   const prior = new Map(stored.map((row) => [userKey(row.app_id, row.svc_id), JSON.parse(row.properties as string) as Properties]));
   const { profiles, versions } = foldProfiles(updates, (key) => prior.get(key));
-  await connection.run('CREATE OR REPLACE TEMP TABLE versions_changes AS SELECT * FROM profile_versions LIMIT 0');
-  const appender = await connection.createAppender('versions_changes', 'main', 'temp');
-  await appendAll(appender, versions, ({ update, properties }) => {
-    appender.appendInteger(update.appId);
-    appender.appendBigInt(BigInt(update.svcId));
-    appender.appendBigInt(BigInt(update.seq + ingestSeqBase));
-    appender.appendVarchar(JSON.stringify(properties));
-  });
-  await connection.run('INSERT INTO profile_versions SELECT * FROM versions_changes');
+  const versionRows = versions.map(({ update, properties }) => [update.appId, update.svcId, update.seq + ingestSeqBase, JSON.stringify(properties)]);
+  await insertRows(connection, 'profile_versions', 'app_id, svc_id, ingest_seq, properties', versionRows);
   const changed = [...profiles.values()].map(({ properties, last }) => [last.appId, last.svcId, JSON.stringify(properties), last.time]);
   await upsertRows(connection, 'profiles', 'app_id, svc_id, properties, updated_at', changed);
 }

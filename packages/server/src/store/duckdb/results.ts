@@ -53,12 +53,22 @@ async function appendedTemp(connection: DuckDBConnection, name: string, like: st
   });
 }
 
-/** Inserts or replaces rows of `table` (its primary key decides) in one statement: a row at a time costs milliseconds each. */
-export async function upsertRows(connection: DuckDBConnection, table: string, columns: string, rows: readonly Cell[][]): Promise<void> {
+/**
+ * Writes rows into `table` in one statement (a row at a time costs milliseconds each), through
+ * the temp table `<table>_changes`, which later statements of the load may read; no rows: no
+ * statement, no temp table. `INSERT OR REPLACE`: rows whose primary key is stored replace them.
+ */
+async function writeRows(connection: DuckDBConnection, verb: 'INSERT' | 'INSERT OR REPLACE', table: string, columns: string, rows: readonly Cell[][]): Promise<void> {
   if (rows.length === 0) return;
   await appendedTemp(connection, `${table}_changes`, table, columns, rows);
-  await connection.run(`INSERT OR REPLACE INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
+  await connection.run(`${verb} INTO ${table} (${columns}) SELECT ${columns} FROM ${table}_changes`);
 }
+
+/** Inserts rows into `table` in one statement (`writeRows`). */
+export const insertRows = (connection: DuckDBConnection, table: string, columns: string, rows: readonly Cell[][]) => writeRows(connection, 'INSERT', table, columns, rows);
+
+/** Inserts or replaces rows of `table` (its primary key decides) in one statement (`writeRows`). */
+export const upsertRows = (connection: DuckDBConnection, table: string, columns: string, rows: readonly Cell[][]) => writeRows(connection, 'INSERT OR REPLACE', table, columns, rows);
 
 /** The `columns` of the rows of `table` whose `keys` columns hold one of `values`, in one join. */
 export async function rowsWithKeys(connection: DuckDBConnection, table: string, keys: string, values: readonly Cell[][], columns: string): Promise<Row[]> {
